@@ -1,0 +1,33 @@
+package iristerm.cli;
+
+import iristerm.mcp.Version;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of the jar: {@code stdio} (an MCP client spawns it) and the other modes as subcommands. */
+@Command(name = "iris-terminal-mcp", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class,
+        description = "MCP server giving AI agents persistent IRIS terminals and supervised PTY processes.",
+        subcommands = {StdioCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+    public static void main(String[] args) {
+        // stdout belongs to the MCP transport in stdio mode: nothing else may write there
+        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        int code = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        if (code != 0) {
+            System.exit(code);
+        }
+    }
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.err);
+    }
+
+    static final class VersionProvider implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[]{"iris-terminal-mcp " + Version.current()};
+        }
+    }
+}

@@ -1,0 +1,20 @@
+package iristerm.mcp;
+
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
+import io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The one JSON mapper of the server, handed to the SDK explicitly: the SDK's ServiceLoader lookup
+ * can fail under the External Java Server's class loader.
+ */
+public final class Json {
+    public static final JsonMapper MAPPER = JsonMapper.builder().build();
+    public static final McpJsonMapper MCP = new JacksonMcpJsonMapper(MAPPER);
+    public static final JsonSchemaValidator VALIDATOR = new DefaultJsonSchemaValidator(MAPPER);
+
+    private Json() {
+    }
+}

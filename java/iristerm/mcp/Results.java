@@ -1,0 +1,85 @@
+package iristerm.mcp;
+
+import iristerm.session.ReadResult;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Builds the structured maps tools answer with; null fields are left out. */
+final class Results {
+    private Results() {
+    }
+
+    static Map<String, Object> map(Object... kv) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            if (kv[i + 1] != null) {
+                m.put((String) kv[i], kv[i + 1]);
+            }
+        }
+        return m;
+    }
+
+    static Map<String, Object> read(ReadResult r) {
+        return map("data", r.data(), "bytes", r.bytes(), "cursor", r.cursor(), "available", r.available(),
+                "reason", r.reason().name(), "state", r.state().name(), "exit_code", r.exitCode(),
+                "signal", r.signal(), "file", r.file(), "hint", r.hint());
+    }
+
+    /** The text an agent sees first: the output itself, then one line of status. */
+    static String readText(ReadResult r) {
+        StringBuilder b = new StringBuilder(r.data());
+        if (!r.data().isEmpty() && !r.data().endsWith("\n")) {
+            b.append('\n');
+        }
+        b.append("[reason=").append(r.reason()).append(" state=").append(r.state())
+                .append(" cursor=").append(r.cursor()).append(" available=").append(r.available());
+        if (r.exitCode() != null) {
+            b.append(" exit_code=").append(r.exitCode());
+        }
+        if (r.signal() != null) {
+            b.append(" signal=").append(r.signal());
+        }
+        if (r.file() != null) {
+            b.append(" file=").append(r.file());
+        }
+        b.append(']');
+        if (r.hint() != null) {
+            b.append('\n').append(r.hint());
+        }
+        return b.toString();
+    }
+
+    /** JSON-schema properties of a read result, shared by every tool that answers with one. */
+    static final String READ_PROPERTIES = """
+            "data": {"type": "string", "description": "output (escape sequences removed unless strip_ansi is false)"},
+            "bytes": {"type": "integer", "description": "raw bytes consumed by this read"},
+            "cursor": {"type": "integer", "description": "the reader's offset after this read"},
+            "available": {"type": "integer", "description": "bytes still pending for this reader"},
+            "reason": {"type": "string", "enum": ["data", "pattern", "quiet", "prompt", "exit", "timeout", "oversized"]},
+            "state": {"type": "string", "enum": ["starting", "running", "waiting_input", "idle", "exited"]},
+            "exit_code": {"type": "integer"},
+            "signal": {"type": "string"},
+            "file": {"type": "string", "description": "with to_file: where the output was written"},
+            "hint": {"type": "string", "description": "what to do next, when there is something to do"}
+            """;
+
+    /** JSON-schema properties of the optional read in a call's input, shared likewise. */
+    static final String READ_INPUT_PROPERTIES = """
+            "reader": {"type": "string", "description": "named cursor; each reader sees all output independently", "default": "default"},
+            "wait_ms": {"type": "integer", "minimum": 0, "description": "wait up to this long for the until condition"},
+            "until": {
+              "description": "stop waiting early when any of these holds (default: any new data); or a shorthand string",
+              "anyOf": [
+                {"type": "object", "properties": {
+                  "pattern": {"type": "string", "description": "Java regex searched in the pending output"},
+                  "quiet_ms": {"type": "integer", "minimum": 1, "description": "no output for this long"},
+                  "prompt": {"type": "boolean", "description": "a prompt or end of command appears"},
+                  "exit": {"type": "boolean", "description": "the process exits"}},
+                  "additionalProperties": false},
+                {"type": "string", "enum": ["data", "prompt", "exit"]}]},
+            "max_bytes": {"type": "integer", "minimum": 1, "description": "most bytes to return (default 32768); more pending gives reason oversized"},
+            "force": {"type": "boolean", "description": "return max_bytes even if more is pending (paging)"},
+            "strip_ansi": {"type": "boolean", "default": true, "description": "remove escape sequences and collapse \\r overwrites"}
+            """;
+}

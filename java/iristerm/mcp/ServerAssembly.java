@@ -1,0 +1,138 @@
+package iristerm.mcp;
+
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpServerTransportProvider;
+import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
+import iristerm.session.Session;
+import iristerm.session.SessionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The one place the MCP server is put together: the tools, the transcript resources and the
+ * instructions. Transports only hand it their provider.
+ */
+public final class ServerAssembly {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerAssembly.class);
+    public static final String NAME = "iris-terminal-mcp";
+    static final String TRANSCRIPT_TEMPLATE = "iris-terminal://sessions/{session}/transcript";
+    private static final Pattern TRANSCRIPT_URI = Pattern.compile("iris-terminal://sessions/([^/]+)/transcript");
+    /** a transcript resource shows at most this much of the end of the session */
+    private static final int TRANSCRIPT_MAX_BYTES = 1 << 20;
+
+    static final String INSTRUCTIONS = """
+            Persistent terminals. Every session keeps its state between calls until you close it.
+            - Shell or REPL: session_open {"command": "bash"} (or python3, node, psql…) gives a session id.
+              session_send {"session": id, "text": "make test", "wait_ms": 30000, "until": {"prompt": true}}
+              sends a line and returns its output when the prompt is back. Long jobs: read on with
+              session_read; each call says why it stopped (reason) and what state the session is in.
+            - Large output: reason "oversized" means nothing was consumed; use force (pages of max_bytes),
+              a larger max_bytes, or to_file. Readers ("reader") have independent cursors.
+            - Stop a command with session_signal INT; end a session with session_close.
+            """;
+
+    private final ServerContext ctx;
+    private final List<ToolSpec> tools = new ArrayList<>();
+
+    public ServerAssembly(ServerContext ctx) {
+        this.ctx = ctx;
+        IrisSessions noIris = (c, a) -> {
+            throw new SessionException("no IRIS is configured for this server; start it with IRIS_HOSTNAME "
+                    + "(and IRIS_PORT, IRIS_NAMESPACE, IRIS_USERNAME, IRIS_PASSWORD) or --iris-host to use iris sessions");
+        };
+        tools.addAll(new SessionTools(ctx, noIris).all());
+    }
+
+    public List<ToolSpec> tools() {
+        return List.copyOf(tools);
+    }
+
+    /** stdio and other single-client transports */
+    public McpSyncServer build(McpServerTransportProvider transport) {
+        return configure(McpServer.sync(transport), false);
+    }
+
+    /** Streamable HTTP, standalone (Undertow) or hosted (IRIS); hosted servers run each tool on the calling thread */
+    public McpSyncServer build(McpStreamableServerTransportProvider transport, boolean immediateExecution) {
+        return configure(McpServer.sync(transport), immediateExecution);
+    }
+
+    private McpSyncServer configure(McpServer.SyncSpecification<?> spec, boolean immediate) {
+        spec.serverInfo(NAME, Version.current())
+                .jsonMapper(Json.MCP)
+                .jsonSchemaValidator(Json.VALIDATOR)
+                .instructions(INSTRUCTIONS)
+                .immediateExecution(immediate)
+                .capabilities(McpSchema.ServerCapabilities.builder()
+                        .tools(false).resources(false, false).logging().build());
+        for (ToolSpec t : tools) {
+            spec.tools(toolSpecification(t));
+        }
+        spec.resourceTemplates(new McpServerFeatures.SyncResourceTemplateSpecification(
+                McpSchema.ResourceTemplate.builder()
+                        .uriTemplate(TRANSCRIPT_TEMPLATE)
+                        .name("transcript")
+                        .title("Session transcript")
+                        .description("Everything a session wrote (the last 1 MiB), escape sequences removed")
+                        .mimeType("text/plain")
+                        .build(),
+                this::readTranscript));
+        return spec.build();
+    }
+
+    private McpServerFeatures.SyncToolSpecification toolSpecification(ToolSpec t) {
+        McpSchema.Tool tool = McpSchema.Tool.builder()
+                .name(t.name())
+                .description(t.description())
+                .inputSchema(Json.MCP, t.inputSchema())
+                .outputSchema(Json.MCP, t.outputSchema())
+                .build();
+        return McpServerFeatures.SyncToolSpecification.builder()
+                .tool(tool)
+                .callHandler((exchange, request) -> call(t, exchange, request))
+                .build();
+    }
+
+    private McpSchema.CallToolResult call(ToolSpec t, McpSyncServerExchange exchange, McpSchema.CallToolRequest req) {
+        Caller caller = Caller.of(exchange, ctx.localIdentity());
+        try {
+            Answer a = t.handler().call(caller, new Args(req.arguments()));
+            return McpSchema.CallToolResult.builder()
+                    .structuredContent(a.structured())
+                    .addTextContent(a.text())
+                    .build();
+        } catch (SessionException e) {
+            return error(e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("tool {} failed", t.name(), e);
+            return error(t.name() + " failed inside the server (" + e + "); other sessions are unaffected. "
+                    + "If it repeats, the server log has the details.");
+        }
+    }
+
+    private static McpSchema.CallToolResult error(String message) {
+        return McpSchema.CallToolResult.builder().isError(true).addTextContent(message).build();
+    }
+
+    private McpSchema.ReadResourceResult readTranscript(McpSyncServerExchange exchange, McpSchema.ReadResourceRequest req) {
+        Matcher m = TRANSCRIPT_URI.matcher(req.uri());
+        if (!m.matches()) {
+            throw new SessionException("unknown resource " + req.uri() + "; use " + TRANSCRIPT_TEMPLATE);
+        }
+        Session s = ctx.sessions().get(Caller.of(exchange, ctx.localIdentity()).identity(), m.group(1));
+        long end = s.bytes();
+        var slice = s.log().read(Math.max(0, end - TRANSCRIPT_MAX_BYTES), TRANSCRIPT_MAX_BYTES);
+        String text = iristerm.session.AnsiCleaner.clean(
+                new String(slice.bytes(), java.nio.charset.StandardCharsets.UTF_8));
+        return new McpSchema.ReadResourceResult(List.of(new McpSchema.TextResourceContents(req.uri(), "text/plain", text)));
+    }
+}

@@ -1,0 +1,271 @@
+package iristerm.mcp;
+
+import iristerm.process.ProcessEngine;
+import iristerm.process.ProcessSpec;
+import iristerm.session.ReadRequest;
+import iristerm.session.ReadResult;
+import iristerm.session.Session;
+import iristerm.session.SessionException;
+import iristerm.session.SessionMeta;
+import iristerm.session.Signal;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/** The session_* tools: one definition each, for every transport and every engine. */
+final class SessionTools {
+    private final ServerContext ctx;
+    private final IrisSessions iris;
+
+    SessionTools(ServerContext ctx, IrisSessions iris) {
+        this.ctx = ctx;
+        this.iris = iris;
+    }
+
+    List<ToolSpec> all() {
+        return List.of(open(), send(), read(), signal(), resize(), close(), list());
+    }
+
+    private Session session(Caller c, Args a) {
+        return ctx.sessions().get(c.identity(), a.requiredString("session"));
+    }
+
+    // ---- session_open ------------------------------------------------------------------------
+
+    private ToolSpec open() {
+        return new ToolSpec("session_open", """
+                Open a persistent interactive session. kind "process" runs a program (default: bash) in a \
+                pseudo-terminal (mode "pty") or on pipes (mode "pipe"); kind "iris" starts an ObjectScript \
+                terminal job in IRIS. Returns the session id used by every other session_* tool.""", """
+                {"type": "object", "properties": {
+                  "kind": {"type": "string", "enum": ["process", "iris"], "default": "process"},
+                  "command": {"type": "string", "description": "program to run (process), e.g. bash, python3, node"},
+                  "args": {"type": "array", "items": {"type": "string"}},
+                  "cwd": {"type": "string", "description": "working directory (default: the server's)"},
+                  "env": {"type": "object", "additionalProperties": {"type": "string"}, "description": "added to the server's environment"},
+                  "mode": {"type": "string", "enum": ["pty", "pipe"], "default": "pty"},
+                  "cols": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 120},
+                  "rows": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 40},
+                  "name": {"type": "string", "description": "a label shown by session_list"},
+                  "namespace": {"type": "string", "description": "iris: namespace to start in"},
+                  "notify": {"type": "boolean", "description": "push output and exit as MCP logging notifications"},
+                  "prompt": {"type": "string", "description": "regex matching the program's prompt at the end of the last line (process)"}
+                }, "additionalProperties": false}""", """
+                {"type": "object", "properties": {
+                  "session": {"type": "string"}, "kind": {"type": "string"}, "name": {"type": "string"},
+                  "pid": {"type": "integer"}, "namespace": {"type": "string"}, "mode": {"type": "string"},
+                  "command": {"type": "string"},
+                  "state": {"type": "string", "enum": ["starting", "running", "waiting_input", "idle", "exited"]}
+                }, "required": ["session", "kind", "state"]}""", (c, a) -> {
+            String kind = a.string("kind", "process");
+            Session s = switch (kind) {
+                case "process" -> openProcess(c, a);
+                case "iris" -> iris.open(c, a);
+                default -> throw new SessionException("'kind' must be process or iris; got '" + kind + "'");
+            };
+            if (a.bool("notify", false)) {
+                ctx.sessions().notifyTo(s, new ExchangeNotifier(c.exchange()));
+            }
+            SessionMeta m = s.meta();
+            return new Answer(Results.map("session", s.id(), "kind", m.kind(), "name", m.name(),
+                    "pid", s.pid() > 0 ? s.pid() : null, "namespace", m.namespace(), "mode", m.mode(),
+                    "command", m.command(), "state", s.state().name()),
+                    "opened " + m.kind() + " session " + s.id() + " (" + m.name() + ")"
+                            + (s.pid() > 0 ? " pid " + s.pid() : ""));
+        });
+    }
+
+    private Session openProcess(Caller c, Args a) {
+        if (ctx.processOff() != null) {
+            throw new SessionException(ctx.processOff());
+        }
+        String command = a.string("command", "bash");
+        List<String> args = a.strings("args");
+        String mode = a.string("mode", "pty");
+        if (!mode.equals("pty") && !mode.equals("pipe")) {
+            throw new SessionException("'mode' must be pty or pipe; got '" + mode + "'");
+        }
+        String promptRegex = a.string("prompt", ProcessEngine.DEFAULT_PROMPT);
+        Pattern prompt;
+        try {
+            prompt = Pattern.compile(promptRegex);
+        } catch (PatternSyntaxException e) {
+            throw new SessionException("'prompt' is not a valid regular expression: " + e.getDescription()
+                    + " near index " + e.getIndex());
+        }
+        String cwd = a.string("cwd", Path.of("").toAbsolutePath().toString());
+        ProcessSpec spec = new ProcessSpec(command, args, cwd, a.stringMap("env"), mode.equals("pty"),
+                (int) a.integer("cols", 120, 1, 1000), (int) a.integer("rows", 40, 1, 1000));
+        String name = a.string("name", Path.of(command).getFileName().toString());
+        SessionMeta template = new SessionMeta(null, "process", name, c.identity(), command, args, cwd, null, mode,
+                promptRegex, 0);
+        return ctx.sessions().open(c.identity(), template, true,
+                sink -> ProcessEngine.start(spec, prompt, sink, "session-" + name));
+    }
+
+    // ---- session_send ------------------------------------------------------------------------
+
+    private ToolSpec send() {
+        return new ToolSpec("session_send", """
+                Send input to a session: text plus Enter (enter: false to omit it; control characters such as \
+                "\\u0003" pass through). With wait_ms > 0 it also reads, atomically: e.g. wait_ms 10000 with \
+                until {"prompt": true} returns the command's output once the prompt is back. secret: true keeps \
+                the text out of transcripts and logs.""", """
+                {"type": "object", "properties": {
+                  "session": {"type": "string"},
+                  "text": {"type": "string"},
+                  "enter": {"type": "boolean", "default": true},
+                  "secret": {"type": "boolean", "default": false},
+                %s
+                }, "required": ["session", "text"], "additionalProperties": false}""".formatted(Results.READ_INPUT_PROPERTIES), """
+                {"type": "object", "properties": {
+                  "written": {"type": "integer", "description": "bytes written to the session"},
+                %s
+                }, "required": ["written"]}""".formatted(Results.READ_PROPERTIES), (c, a) -> {
+            Session s = session(c, a);
+            String text = a.string("text");
+            if (text == null) {
+                throw new SessionException("'text' is required (it may be empty to send just Enter)");
+            }
+            int size = text.getBytes(StandardCharsets.UTF_8).length;
+            if (size > ctx.limits().maxInputBytes()) {
+                throw new SessionException("'text' is " + size + " bytes, more than the input limit of "
+                        + ctx.limits().maxInputBytes() + "; send it in parts or write it to a file first");
+            }
+            boolean enter = a.bool("enter", true);
+            ReadRequest read = a.integer("wait_ms", 0, 0, ctx.limits().maxWaitMillis()) > 0
+                    ? ReadOptions.parse(a, ctx.limits(), 0) : null;
+            long mark = s.send(text, enter, a.bool("secret", false));
+            int written = size + (enter ? 1 : 0);
+            if (read == null) {
+                return new Answer(Results.map("written", written), "sent " + written + " bytes");
+            }
+            ReadResult r = s.read(withMark(read, mark));
+            Map<String, Object> out = Results.map("written", written);
+            out.putAll(Results.read(r));
+            return new Answer(out, Results.readText(r));
+        });
+    }
+
+    private static ReadRequest withMark(ReadRequest r, long mark) {
+        return new ReadRequest(r.reader(), r.waitMs(), r.until(), r.maxBytes(), r.force(), r.stripAnsi(), r.all(),
+                r.toFile(), mark);
+    }
+
+    // ---- session_read ------------------------------------------------------------------------
+
+    private ToolSpec read() {
+        return new ToolSpec("session_read", """
+                Read a session's output from a named reader's cursor. Waits up to wait_ms and stops early on \
+                until (default: any new data); reason says why it stopped: data, pattern, quiet, prompt, exit, \
+                timeout, or oversized (more than max_bytes pending: nothing consumed; use force for pages, a \
+                larger max_bytes, or to_file). all: true reads from the start of the session.""", """
+                {"type": "object", "properties": {
+                  "session": {"type": "string"},
+                %s,
+                  "all": {"type": "boolean", "description": "read from the beginning of the session's output"},
+                  "to_file": {"type": "string", "description": "write the pending output to this file under the files root; only metadata is returned"}
+                }, "required": ["session"], "additionalProperties": false}""".formatted(Results.READ_INPUT_PROPERTIES), """
+                {"type": "object", "properties": {
+                %s
+                }, "required": ["data", "bytes", "cursor", "available", "reason", "state"]}""".formatted(Results.READ_PROPERTIES),
+                (c, a) -> {
+                    Session s = session(c, a);
+                    ReadResult r = s.read(ReadOptions.parse(a, ctx.limits(), 0));
+                    return new Answer(Results.read(r), Results.readText(r));
+                });
+    }
+
+    // ---- session_signal / resize / close / list ----------------------------------------------
+
+    private ToolSpec signal() {
+        return new ToolSpec("session_signal", """
+                Send a signal. INT interrupts the running command (like Ctrl-C; for iris it ends the command with \
+                <INTERRUPT>), QUIT likewise; TERM, HUP and KILL end the process group (iris: end the job).""", """
+                {"type": "object", "properties": {
+                  "session": {"type": "string"},
+                  "signal": {"type": "string", "enum": ["INT", "TERM", "KILL", "HUP", "QUIT"]}
+                }, "required": ["session", "signal"], "additionalProperties": false}""", """
+                {"type": "object", "properties": {"sent": {"type": "string"}}, "required": ["sent"]}""", (c, a) -> {
+            Session s = session(c, a);
+            Signal sig = Signal.parse(a.requiredString("signal"));
+            s.signal(sig);
+            return new Answer(Results.map("sent", sig.name()), "sent " + sig + " to session " + s.id());
+        });
+    }
+
+    private ToolSpec resize() {
+        return new ToolSpec("session_resize", "Change a pty session's terminal size.", """
+                {"type": "object", "properties": {
+                  "session": {"type": "string"},
+                  "cols": {"type": "integer", "minimum": 1, "maximum": 1000},
+                  "rows": {"type": "integer", "minimum": 1, "maximum": 1000}
+                }, "required": ["session", "cols", "rows"], "additionalProperties": false}""", """
+                {"type": "object", "properties": {"cols": {"type": "integer"}, "rows": {"type": "integer"}},
+                 "required": ["cols", "rows"]}""", (c, a) -> {
+            Session s = session(c, a);
+            int cols = (int) a.integer("cols", -1, 1, 1000);
+            int rows = (int) a.integer("rows", -1, 1, 1000);
+            if (cols < 0 || rows < 0) {
+                throw new SessionException("'cols' and 'rows' are both required");
+            }
+            s.resize(cols, rows);
+            return new Answer(Results.map("cols", cols, "rows", rows), "resized to " + cols + "x" + rows);
+        });
+    }
+
+    private ToolSpec close() {
+        return new ToolSpec("session_close", """
+                End a session: politely (HUP/TERM, or HALT for iris), then by force after grace_ms. Returns the \
+                last output its default reader had not read and how it exited. Its transcript stays readable.""", """
+                {"type": "object", "properties": {
+                  "session": {"type": "string"},
+                  "force": {"type": "boolean", "default": false},
+                  "grace_ms": {"type": "integer", "minimum": 0, "maximum": 30000}
+                }, "required": ["session"], "additionalProperties": false}""", """
+                {"type": "object", "properties": {
+                  "data": {"type": "string"}, "exit_code": {"type": "integer"}, "signal": {"type": "string"},
+                  "state": {"type": "string"}
+                }, "required": ["data", "state"]}""", (c, a) -> {
+            Session s = session(c, a);
+            long grace = a.integer("grace_ms", ctx.limits().defaultGraceMillis(), 0, 30_000);
+            ReadResult r = ctx.sessions().close(s, a.bool("force", false), grace, ctx.limits().defaultReadBytes(),
+                    true);
+            return new Answer(Results.map("data", r.data(), "exit_code", r.exitCode(), "signal", r.signal(),
+                    "state", r.state().name()), Results.readText(r));
+        });
+    }
+
+    private ToolSpec list() {
+        return new ToolSpec("session_list", "List your sessions (live and ended), or one of them.", """
+                {"type": "object", "properties": {"session": {"type": "string"}}, "additionalProperties": false}""", """
+                {"type": "object", "properties": {"sessions": {"type": "array", "items": {"type": "object", "properties": {
+                  "session": {"type": "string"}, "kind": {"type": "string"}, "name": {"type": "string"},
+                  "state": {"type": "string"}, "pid": {"type": "integer"}, "namespace": {"type": "string"},
+                  "command": {"type": "string"}, "owner": {"type": "string"}, "created": {"type": "string"},
+                  "last_activity": {"type": "string"}, "bytes": {"type": "integer"},
+                  "exit_code": {"type": "integer"}, "signal": {"type": "string"}}}}},
+                 "required": ["sessions"]}""", (c, a) -> {
+            List<Session> found = a.has("session") ? List.of(session(c, a)) : ctx.sessions().list(c.identity());
+            List<Map<String, Object>> rows = new ArrayList<>();
+            StringBuilder text = new StringBuilder();
+            for (Session s : found) {
+                SessionMeta m = s.meta();
+                String state = s.state().name();
+                rows.add(Results.map("session", s.id(), "kind", m.kind(), "name", m.name(), "state", state,
+                        "pid", s.pid() > 0 ? s.pid() : null, "namespace", m.namespace(), "command", m.command(),
+                        "owner", m.owner(), "created", java.time.Instant.ofEpochMilli(m.created()).toString(),
+                        "last_activity", java.time.Instant.ofEpochMilli(s.lastActivity()).toString(),
+                        "bytes", s.bytes(), "exit_code", s.exitCode(), "signal", s.exitSignal()));
+                text.append(s.id()).append("  ").append(m.kind()).append("  ").append(state).append("  ")
+                        .append(m.name()).append('\n');
+            }
+            return new Answer(Results.map("sessions", rows), text.isEmpty() ? "no sessions" : text.toString());
+        });
+    }
+}

@@ -1,0 +1,238 @@
+package iristerm.process;
+
+import com.pty4j.PtyProcess;
+import com.pty4j.PtyProcessBuilder;
+import com.pty4j.WinSize;
+import iristerm.session.Engine;
+import iristerm.session.EngineSink;
+import iristerm.session.SessionException;
+import iristerm.session.SessionState;
+import iristerm.session.Signal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * An OS process in a pseudo-terminal (pty4j) or on plain pipes. One thread pumps its output into
+ * the session as it arrives; another waits for its exit. The process leads its own process group,
+ * so signals reach everything it started.
+ */
+public final class ProcessEngine implements Engine {
+    /** bash/sh/zsh "$ ", "# ", "% ", node "> ", python ">>> " and "... ", IRIS "USER>" / "TL1:USER>" */
+    public static final String DEFAULT_PROMPT = "(?:[$#%>] |\\.\\.\\. |(?:^|[\\s:])[A-Z%][A-Za-z0-9%._-]*>)$";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProcessEngine.class);
+    /** how long output may still drain after the process has exited */
+    private static final long DRAIN_MILLIS = 1000;
+    private static final long KILL_WAIT_MILLIS = 3000;
+
+    private final Process process;
+    private final boolean pty;
+    private final Pattern prompt;
+    private final OutputStream stdin;
+    private final Thread pump;
+
+    private ProcessEngine(Process process, boolean pty, Pattern prompt, EngineSink sink, String name) {
+        this.process = process;
+        this.pty = pty;
+        this.prompt = prompt;
+        this.stdin = process.getOutputStream();
+        this.pump = new Thread(() -> pump(process.getInputStream(), sink), name + "-out");
+        pump.setDaemon(true);
+        pump.start();
+        Thread waiter = new Thread(() -> awaitExit(sink), name + "-exit");
+        waiter.setDaemon(true);
+        waiter.start();
+    }
+
+    public static ProcessEngine start(ProcessSpec spec, Pattern prompt, EngineSink sink, String name) {
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.putAll(spec.env());
+        String executable = resolve(spec.command(), env.get("PATH"));
+        File dir = new File(spec.cwd());
+        if (!dir.isDirectory()) {
+            throw new SessionException("cwd '" + spec.cwd() + "' is not a directory; give an existing directory");
+        }
+        List<String> argv = new ArrayList<>();
+        try {
+            Process p;
+            if (spec.pty()) {
+                env.putIfAbsent("TERM", "xterm-256color");
+                argv.add(executable);
+                argv.addAll(spec.args());
+                p = new PtyProcessBuilder(argv.toArray(String[]::new))
+                        .setEnvironment(env)
+                        .setDirectory(dir.getPath())
+                        .setInitialColumns(spec.cols())
+                        .setInitialRows(spec.rows())
+                        .setRedirectErrorStream(true)
+                        .start();
+            } else {
+                // setsid makes the child a process-group leader, so group signals reach its children
+                String setsid = resolveOrNull("setsid", env.get("PATH"));
+                if (setsid != null) {
+                    argv.add(setsid);
+                }
+                argv.add(executable);
+                argv.addAll(spec.args());
+                ProcessBuilder pb = new ProcessBuilder(argv).directory(dir).redirectErrorStream(true);
+                pb.environment().clear();
+                pb.environment().putAll(env);
+                p = pb.start();
+            }
+            return new ProcessEngine(p, spec.pty(), prompt, sink, name);
+        } catch (IOException e) {
+            throw new SessionException("could not start '" + spec.command() + "': " + e.getMessage());
+        }
+    }
+
+    private static String resolve(String command, String path) {
+        if (command == null || command.isBlank()) {
+            throw new SessionException("command is empty; give a program to run, e.g. \"bash\"");
+        }
+        String found = resolveOrNull(command, path);
+        if (found == null) {
+            throw new SessionException("command '" + command + "' was not found"
+                    + (command.contains("/") ? " or is not executable" : " on PATH (" + path + ")")
+                    + "; give an installed program or its absolute path");
+        }
+        return found;
+    }
+
+    private static String resolveOrNull(String command, String path) {
+        if (command.contains("/")) {
+            return Files.isExecutable(Path.of(command)) && !Files.isDirectory(Path.of(command)) ? command : null;
+        }
+        for (String dir : (path == null ? "/usr/bin:/bin" : path).split(File.pathSeparator)) {
+            Path p = Path.of(dir.isEmpty() ? "." : dir, command);
+            if (Files.isExecutable(p) && !Files.isDirectory(p)) {
+                return p.toString();
+            }
+        }
+        return null;
+    }
+
+    private static void pump(InputStream in, EngineSink sink) {
+        byte[] buf = new byte[64 * 1024];
+        try (in) {
+            int n;
+            while ((n = in.read(buf)) >= 0) {
+                if (n > 0) {
+                    sink.output(buf, 0, n);
+                }
+            }
+        } catch (IOException e) {
+            // a PTY master reads EIO once the last slave descriptor closes: that is end of output
+        }
+    }
+
+    private void awaitExit(EngineSink sink) {
+        try {
+            int status = process.waitFor();
+            pump.join(DRAIN_MILLIS);
+            ExitStatus exit = ExitStatus.of(status);
+            sink.exited(exit.code(), exit.signal());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public String enter() {
+        return pty ? "\r" : "\n";
+    }
+
+    @Override
+    public void write(byte[] data, boolean secret) throws IOException {
+        synchronized (stdin) {
+            stdin.write(data);
+            stdin.flush();
+        }
+    }
+
+    /**
+     * INT and QUIT go to the terminal's foreground job (what Ctrl-C does); TERM, KILL and HUP go to
+     * the session's process group and to the foreground job if that is another group.
+     */
+    @Override
+    public void signal(Signal signal) throws IOException {
+        long group = process.pid();
+        long foreground = pty ? PosixSignals.foregroundGroup(group) : -1;
+        boolean toForegroundOnly = signal == Signal.INT || signal == Signal.QUIT;
+        if (foreground > 1 && foreground != group) {
+            PosixSignals.killGroup(foreground, signal.number());
+            if (toForegroundOnly) {
+                return;
+            }
+        }
+        PosixSignals.killGroup(group, signal.number());
+    }
+
+    @Override
+    public void resize(int cols, int rows) {
+        if (!(process instanceof PtyProcess p)) {
+            throw new SessionException("resize needs a pty session; this one runs on pipes (mode \"pipe\")");
+        }
+        p.setWinSize(new WinSize(cols, rows));
+    }
+
+    @Override
+    public SessionState liveState(String lastLine) {
+        return prompt.matcher(lastLine).find() ? SessionState.waiting_input : SessionState.running;
+    }
+
+    @Override
+    public boolean promptSince(long mark, long logEnd, String lastLine) {
+        return logEnd > mark && prompt.matcher(lastLine).find();
+    }
+
+    /**
+     * Graceful first: HUP on a terminal (what closing it does; an interactive shell ignores TERM),
+     * TERM on pipes. Whatever is still alive after the grace period is killed.
+     */
+    @Override
+    public void terminate(boolean force, long graceMillis) {
+        try {
+            if (!force && process.isAlive()) {
+                trySignal(pty ? Signal.HUP : Signal.TERM);
+                if (pty) {
+                    trySignal(Signal.TERM);
+                }
+                if (process.waitFor(graceMillis, TimeUnit.MILLISECONDS)) {
+                    return;
+                }
+            }
+            trySignal(Signal.KILL);
+            if (!process.waitFor(KILL_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                LOG.warn("process {} did not end within {} ms of KILL", process.pid(), KILL_WAIT_MILLIS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void trySignal(Signal s) {
+        try {
+            signal(s);
+        } catch (IOException e) {
+            LOG.debug("signal {} to {}: {}", s, process.pid(), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package iristerm.session;
+
+import java.io.IOException;
+
+/**
+ * What a session runs on: an OS process (process engine) or an IRIS job (iris engine). The
+ * session model above it — log, readers, waits, guard, lifecycle — is the same for both.
+ */
+public interface Engine {
+    /** OS or IRIS process id, or -1 when not known. */
+    long pid();
+
+    /** Bytes that end a line of input for this engine ("\r" on a PTY, "\n" on a pipe). */
+    String enter();
+
+    void write(byte[] data, boolean secret) throws IOException;
+
+    void signal(Signal signal) throws IOException;
+
+    void resize(int cols, int rows);
+
+    /** State while the engine is alive; {@code lastLine} is the cleaned last line of output. */
+    SessionState liveState(String lastLine);
+
+    /** Whether a prompt (end of command, READ, or a shell prompt) appeared at or after {@code mark}. */
+    boolean promptSince(long mark, long logEnd, String lastLine);
+
+    /**
+     * Engines that must fetch output themselves (IRIS: output lives in IRIS and may only be fetched
+     * on the caller's thread in hosted mode) do it here, waiting at most {@code maxWaitMillis};
+     * engines whose producer pushes output return false and the reader waits on the log instead.
+     */
+    default boolean pull(long maxWaitMillis) {
+        return false;
+    }
+
+    /** Ends the engine: politely, then by force after {@code graceMillis}. Blocks at most that long (plus a bound). */
+    void terminate(boolean force, long graceMillis);
+}

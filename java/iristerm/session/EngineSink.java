@@ -1,0 +1,12 @@
+package iristerm.session;
+
+/** Where an engine delivers what its session produces. Called from the engine's own threads. */
+public interface EngineSink {
+    void output(byte[] bytes, int offset, int length);
+
+    /** The engine's process ended; {@code exitCode} and {@code signal} may be null when unknown. */
+    void exited(Integer exitCode, String signal);
+
+    /** Something a waiting reader may care about changed (an engine state or event). */
+    void changed();
+}

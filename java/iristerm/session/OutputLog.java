@@ -1,0 +1,209 @@
+package iristerm.session;
+
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Every byte a session writes, addressed by a monotonically increasing offset. Memory keeps a
+ * bounded tail in a ring; older bytes are served from the transcript. The log's lock and condition
+ * are also the session's: whoever changes what a waiting reader looks at (new output, exit, an
+ * engine event) calls {@link #wakeAll()}, and readers wait on {@link #awaitNanos(long)} — the
+ * producer releases them, nobody polls.
+ */
+public final class OutputLog {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final int maxTail;
+    private byte[] ring;
+    private final Transcript transcript;
+    private long end;
+    /** offset of the first byte the ring ever received: earlier bytes exist only in the transcript */
+    private final long ringStart;
+    private boolean released;
+    private long lastOutputNanos = System.nanoTime();
+
+    /**
+     * @param maxTail the most bytes memory keeps; the ring starts small and grows to it, so an idle
+     *                session costs little
+     */
+    public OutputLog(int maxTail, Transcript transcript) {
+        this.maxTail = maxTail;
+        this.ring = new byte[Math.min(maxTail, INITIAL_TAIL)];
+        this.transcript = transcript;
+        this.end = transcript == null ? 0 : transcript.size();
+        this.ringStart = end;
+    }
+
+    public ReentrantLock lock() {
+        return lock;
+    }
+
+    public void append(byte[] b, int off, int len) {
+        if (len == 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (transcript != null) {
+                transcript.write(b, off, len);
+            }
+            grow(len);
+            int skip = Math.max(0, len - ring.length);
+            long at = end + skip;
+            int remaining = len - skip;
+            int src = off + skip;
+            while (remaining > 0) {
+                int pos = (int) (at % ring.length);
+                int n = Math.min(remaining, ring.length - pos);
+                System.arraycopy(b, src, ring, pos, n);
+                at += n;
+                src += n;
+                remaining -= n;
+            }
+            end += len;
+            lastOutputNanos = System.nanoTime();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static final int INITIAL_TAIL = 16 * 1024;
+
+    private void grow(int incoming) {
+        long held = end - tail();
+        if (ring.length >= maxTail || held + incoming <= ring.length) {
+            return;
+        }
+        int size = ring.length;
+        while (size < held + incoming && size < maxTail) {
+            size = (int) Math.min(maxTail, (long) size * 2);
+        }
+        byte[] bigger = new byte[size];
+        for (long at = end - held; at < end; at++) {
+            bigger[(int) (at % size)] = ring[(int) (at % ring.length)];
+        }
+        ring = bigger;
+    }
+
+    /** Drops the memory tail once nobody will write again; reads then come from the transcript. */
+    public void releaseTail() {
+        lock.lock();
+        try {
+            if (transcript != null) {
+                transcript.flushHeld();
+                ring = new byte[1];
+                released = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public long end() {
+        lock.lock();
+        try {
+            return end;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** First offset still held in memory. */
+    public long tailStart() {
+        lock.lock();
+        try {
+            return tail();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public long lastOutputNanos() {
+        lock.lock();
+        try {
+            return lastOutputNanos;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Up to {@code max} bytes starting at {@code from}. Bytes that left memory come from the
+     * transcript; bytes no longer anywhere (no transcript) are skipped, so the result may start later
+     * than asked: {@link Slice#from()} says where it does start.
+     */
+    public Slice read(long from, int max) {
+        lock.lock();
+        try {
+            long start = Math.max(0, Math.min(from, end));
+            long tail = tail();
+            if (start < tail) {
+                if (transcript != null) {
+                    byte[] old = transcript.read(start, (int) Math.min(max, tail - start));
+                    if (old.length > 0) {
+                        return new Slice(start, old);
+                    }
+                }
+                start = tail;
+            }
+            int n = (int) Math.min(max, end - start);
+            byte[] out = new byte[n];
+            long at = start;
+            int dst = 0;
+            while (dst < n) {
+                int pos = (int) (at % ring.length);
+                int k = Math.min(n - dst, ring.length - pos);
+                System.arraycopy(ring, pos, out, dst, k);
+                at += k;
+                dst += k;
+            }
+            return new Slice(start, out);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private long tail() {
+        return released ? end : Math.max(ringStart, end - ring.length);
+    }
+
+    /** Wakes every waiting reader so it re-checks its condition. */
+    public void wakeAll() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Must hold {@link #lock()}. Returns the nanoseconds left, as {@link Condition#awaitNanos}. */
+    public long awaitNanos(long nanos) throws InterruptedException {
+        return changed.awaitNanos(nanos);
+    }
+
+    public void closeTranscript() {
+        lock.lock();
+        try {
+            if (transcript != null) {
+                transcript.close();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void addSecret(String secret) {
+        if (transcript != null) {
+            transcript.addSecret(secret);
+        }
+    }
+
+    public record Slice(long from, byte[] bytes) {
+        public long next() {
+            return from + bytes.length;
+        }
+    }
+
+}

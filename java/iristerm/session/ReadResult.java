@@ -1,0 +1,18 @@
+package iristerm.session;
+
+/**
+ * What a read delivered. {@code bytes} counts raw log bytes consumed (the cursor moved by it);
+ * {@code available} is what is still pending after this read; {@code file} is set for {@code to_file}.
+ */
+public record ReadResult(
+        String data,
+        long bytes,
+        long cursor,
+        long available,
+        ReadReason reason,
+        SessionState state,
+        Integer exitCode,
+        String signal,
+        String file,
+        String hint) {
+}

@@ -1,0 +1,443 @@
+package iristerm.session;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.file.Files;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Matcher;
+
+/**
+ * One live (or ended) terminal: its output log, its readers' cursors, and the engine it runs on.
+ * Reads wait on the log's condition and are released by the producer; every wait is bounded by
+ * the request's {@code wait_ms}.
+ */
+public final class Session implements EngineSink {
+    /** how much of the log's end is looked at to find the last line (prompt detection) */
+    private static final int LAST_LINE_PROBE = 512;
+    /** a pattern may span this many bytes of already-scanned output */
+    private static final int PATTERN_OVERLAP = 4096;
+    private static final int FILE_CHUNK = 1 << 20;
+
+    private final SessionMeta meta;
+    private final OutputLog log;
+    private final Listener listener;
+    private final Map<String, Long> readers = new HashMap<>();
+    private volatile Engine engine;
+    private volatile boolean exited;
+    private volatile Integer exitCode;
+    private volatile String exitSignal;
+    private volatile long lastActivity = System.currentTimeMillis();
+    private volatile long endedAt;
+    private volatile boolean notify;
+
+    /** What the session manager hears about: persistence and notifications hang off these. */
+    public interface Listener {
+        void output(Session session);
+
+        void exited(Session session);
+    }
+
+    public Session(SessionMeta meta, OutputLog log, Listener listener) {
+        this.meta = meta;
+        this.log = log;
+        this.listener = listener;
+    }
+
+    /** A session from an earlier run of the server: its engine is gone, its transcript remains. */
+    public static Session ended(SessionMeta meta, OutputLog log, Integer exitCode, String signal, long endedAt) {
+        Session s = new Session(meta, log, null);
+        s.exited = true;
+        s.exitCode = exitCode;
+        s.exitSignal = signal;
+        s.endedAt = endedAt;
+        s.lastActivity = endedAt;
+        log.releaseTail();
+        return s;
+    }
+
+    public void attach(Engine engine) {
+        this.engine = engine;
+    }
+
+    public SessionMeta meta() {
+        return meta;
+    }
+
+    public String id() {
+        return meta.id();
+    }
+
+    public long pid() {
+        Engine e = engine;
+        return e == null ? -1 : e.pid();
+    }
+
+    public boolean isExited() {
+        return exited;
+    }
+
+    public Integer exitCode() {
+        return exitCode;
+    }
+
+    public String exitSignal() {
+        return exitSignal;
+    }
+
+    public long endedAt() {
+        return endedAt;
+    }
+
+    public long lastActivity() {
+        return lastActivity;
+    }
+
+    public long bytes() {
+        return log.end();
+    }
+
+    public OutputLog log() {
+        return log;
+    }
+
+    public boolean notifying() {
+        return notify;
+    }
+
+    public void setNotify(boolean notify) {
+        this.notify = notify;
+    }
+
+    public SessionState state() {
+        Engine e = engine;
+        if (exited || e == null) {
+            return SessionState.exited;
+        }
+        return e.liveState(lastLine());
+    }
+
+    // ---- input -------------------------------------------------------------------------------
+
+    /** Writes input; returns the log end just before it was written (the mark for a following read). */
+    public long send(String text, boolean enter, boolean secret) {
+        Engine e = requireLive("send input to");
+        byte[] data = (enter ? text + e.enter() : text).getBytes(StandardCharsets.UTF_8);
+        long mark = log.end();
+        if (secret) {
+            log.addSecret(text);
+        }
+        try {
+            e.write(data, secret);
+        } catch (IOException ex) {
+            throw new SessionException("session " + id() + " did not take the input (" + ex.getMessage()
+                    + "); its process may have ended: check session_read or session_list");
+        }
+        touch();
+        return mark;
+    }
+
+    public void signal(Signal signal) {
+        Engine e = requireLive("signal");
+        try {
+            e.signal(signal);
+        } catch (IOException ex) {
+            throw new SessionException("could not send " + signal + " to session " + id() + ": " + ex.getMessage());
+        }
+        touch();
+    }
+
+    public void resize(int cols, int rows) {
+        requireLive("resize").resize(cols, rows);
+        touch();
+    }
+
+    private Engine requireLive(String verb) {
+        Engine e = engine;
+        if (exited || e == null) {
+            throw new SessionException("cannot " + verb + " session " + id() + ": it has exited"
+                    + (exitCode != null ? " with code " + exitCode : "")
+                    + "; its output stays readable with session_read, open a new one with session_open");
+        }
+        return e;
+    }
+
+    public void touch() {
+        lastActivity = System.currentTimeMillis();
+    }
+
+    // ---- reading -----------------------------------------------------------------------------
+
+    public ReadResult read(ReadRequest r) {
+        touch();
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(r.waitMs());
+        ReentrantLock lock = log.lock();
+        lock.lock();
+        try {
+            long cursor = r.all() ? 0 : readers.getOrDefault(r.reader(), 0L);
+            long mark = Math.max(cursor, r.mark());
+            Scan scan = new Scan(cursor);
+            ReadReason reason;
+            while ((reason = ready(r, cursor, mark, start, scan)) == null) {
+                long now = System.nanoTime();
+                long left = deadline - now;
+                if (left <= 0) {
+                    reason = ReadReason.timeout;
+                    break;
+                }
+                if (r.until() != null && r.until().quietMs() != null) {
+                    long quietAt = Math.max(start, log.lastOutputNanos())
+                            + TimeUnit.MILLISECONDS.toNanos(r.until().quietMs());
+                    left = Math.min(left, Math.max(1, quietAt - now));
+                }
+                Engine e = engine;
+                lock.unlock();
+                boolean pulled;
+                try {
+                    pulled = e != null && !exited && e.pull(TimeUnit.NANOSECONDS.toMillis(left));
+                } finally {
+                    lock.lock();
+                }
+                if (!pulled) {
+                    log.awaitNanos(left);
+                }
+            }
+            return deliver(r, cursor, reason);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SessionException("the read was interrupted because the server is shutting down");
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Tracks how far a pattern has been searched, so each wake-up scans only what is new. */
+    private static final class Scan {
+        long from;
+
+        Scan(long from) {
+            this.from = from;
+        }
+    }
+
+    private ReadReason ready(ReadRequest r, long cursor, long mark, long start, Scan scan) {
+        long end = log.end();
+        long pending = end - cursor;
+        boolean paging = r.force() || r.toFile() != null;
+        if (!paging && pending > r.maxBytes()) {
+            return ReadReason.oversized;
+        }
+        if (r.force() && r.toFile() == null && pending >= r.maxBytes()) {
+            return ReadReason.data;
+        }
+        Until u = r.until();
+        if (u != null && u.pattern() != null && pending > 0 && matches(u, r.stripAnsi(), scan, end)) {
+            return ReadReason.pattern;
+        }
+        if (exited) {
+            return ReadReason.exit;
+        }
+        if (u != null && u.prompt() && engine != null && engine.promptSince(mark, end, lastLine())) {
+            return ReadReason.prompt;
+        }
+        if ((u == null || u.isEmpty()) && pending > 0) {
+            return ReadReason.data;
+        }
+        if (u != null && u.quietMs() != null) {
+            long quiet = System.nanoTime() - Math.max(start, log.lastOutputNanos());
+            if (quiet >= TimeUnit.MILLISECONDS.toNanos(u.quietMs())) {
+                return ReadReason.quiet;
+            }
+        }
+        return null;
+    }
+
+    private boolean matches(Until u, boolean strip, Scan scan, long end) {
+        long from = scan.from;
+        while (from < end) {
+            OutputLog.Slice s = log.read(from, (int) Math.min(end - from, 4L * FILE_CHUNK));
+            if (s.bytes().length == 0) {
+                break;
+            }
+            String text = decode(s.bytes());
+            Matcher m = u.pattern().matcher(strip ? AnsiCleaner.clean(text) : text);
+            if (m.find()) {
+                return true;
+            }
+            from = s.next() >= end ? s.next() : s.next() - PATTERN_OVERLAP;
+        }
+        scan.from = Math.max(scan.from, end - PATTERN_OVERLAP);
+        return false;
+    }
+
+    private ReadResult deliver(ReadRequest r, long cursor, ReadReason reason) throws InterruptedException {
+        long end = log.end();
+        long pending = end - cursor;
+        if (reason == ReadReason.oversized) {
+            return result("", 0, cursor, pending, reason, null,
+                    pending + " bytes are pending, more than max_bytes (" + r.maxBytes() + "); nothing was "
+                            + "consumed. Read them in pages with force: true, raise max_bytes, or write them "
+                            + "to a file with to_file.");
+        }
+        if (r.toFile() != null) {
+            long next = spill(r, cursor, end);
+            readers.put(r.reader(), next);
+            return result("", next - cursor, next, end - next, reason, r.toFile().toString(), null);
+        }
+        OutputLog.Slice s = log.read(cursor, (int) Math.min(pending, r.maxBytes()));
+        byte[] bytes = s.bytes();
+        int len = (s.next() == end && exited) ? bytes.length : completeUtf8Length(bytes);
+        long next = s.from() + len;
+        readers.put(r.reader(), next);
+        String text = decode(bytes, len);
+        if (r.stripAnsi()) {
+            text = AnsiCleaner.clean(text);
+        }
+        String hint = s.from() > cursor
+                ? (s.from() - cursor) + " older bytes were no longer held and were skipped" : null;
+        return result(text, next - cursor, next, end - next, reason, null, hint);
+    }
+
+    private long spill(ReadRequest r, long cursor, long end) {
+        long at = cursor;
+        try {
+            Files.createDirectories(r.toFile().toAbsolutePath().getParent());
+            try (OutputStream out = Files.newOutputStream(r.toFile())) {
+                while (at < end) {
+                    OutputLog.Slice s = log.read(at, (int) Math.min(FILE_CHUNK, end - at));
+                    if (s.bytes().length == 0) {
+                        break;
+                    }
+                    byte[] bytes = s.bytes();
+                    int len = s.next() == end ? bytes.length : completeUtf8Length(bytes);
+                    if (r.stripAnsi()) {
+                        out.write(AnsiCleaner.clean(decode(bytes, len)).getBytes(StandardCharsets.UTF_8));
+                    } else {
+                        out.write(bytes, 0, len);
+                    }
+                    at = s.from() + len;
+                }
+            }
+        } catch (IOException e) {
+            throw new SessionException("could not write " + r.toFile() + ": " + e.getMessage()
+                    + "; nothing was consumed from the reader beyond what was written");
+        }
+        return at;
+    }
+
+    private ReadResult result(String data, long bytes, long cursor, long available, ReadReason reason,
+                              String file, String hint) {
+        return new ReadResult(data, bytes, cursor, available, reason, state(), exitCode, exitSignal, file, hint);
+    }
+
+    /** The last line of output as a person would see it; prompt detection looks at this. */
+    public String lastLine() {
+        long end = log.end();
+        OutputLog.Slice s = log.read(Math.max(0, end - LAST_LINE_PROBE), LAST_LINE_PROBE);
+        String text = AnsiCleaner.clean(decode(s.bytes()));
+        return text.substring(text.lastIndexOf('\n') + 1);
+    }
+
+    /** Cursor of a reader; a reader that has never read starts at 0. */
+    public long cursor(String reader) {
+        log.lock().lock();
+        try {
+            return readers.getOrDefault(reader, 0L);
+        } finally {
+            log.lock().unlock();
+        }
+    }
+
+    /** Moves a reader to at least {@code offset} (what it has not read before that is skipped). */
+    public void skipTo(String reader, long offset) {
+        log.lock().lock();
+        try {
+            readers.merge(reader, offset, Math::max);
+        } finally {
+            log.lock().unlock();
+        }
+    }
+
+    // ---- engine callbacks --------------------------------------------------------------------
+
+    @Override
+    public void output(byte[] bytes, int offset, int length) {
+        log.append(bytes, offset, length);
+        if (listener != null) {
+            listener.output(this);
+        }
+    }
+
+    @Override
+    public void exited(Integer code, String signal) {
+        log.lock().lock();
+        try {
+            if (exited) {
+                return;
+            }
+            exitCode = code;
+            exitSignal = signal;
+            endedAt = System.currentTimeMillis();
+            exited = true;
+            log.wakeAll();
+        } finally {
+            log.lock().unlock();
+        }
+        if (listener != null) {
+            listener.exited(this);
+        }
+    }
+
+    @Override
+    public void changed() {
+        log.wakeAll();
+    }
+
+    /** Ends the engine (graceful, then forced after {@code graceMs}) and waits, bounded, for its exit. */
+    public void terminate(boolean force, long graceMs) {
+        Engine e = engine;
+        if (e != null && !exited) {
+            e.terminate(force, graceMs);
+        }
+    }
+
+    // ---- text --------------------------------------------------------------------------------
+
+    static String decode(byte[] bytes) {
+        return decode(bytes, bytes.length);
+    }
+
+    /** UTF-8 with every invalid sequence replaced by U+FFFD: output never fails to decode. */
+    static String decode(byte[] bytes, int len) {
+        CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPLACE)
+                .onUnmappableCharacter(CodingErrorAction.REPLACE);
+        try {
+            return d.decode(ByteBuffer.wrap(bytes, 0, len)).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalStateException("a replacing decoder cannot fail", e);
+        }
+    }
+
+    /** Length without a trailing incomplete UTF-8 sequence, which the next read will complete. */
+    static int completeUtf8Length(byte[] b) {
+        int n = b.length;
+        for (int back = 1; back <= Math.min(3, n); back++) {
+            int c = b[n - back] & 0xff;
+            if ((c & 0xc0) == 0x80) {
+                continue;
+            }
+            int need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+            return need > back ? n - back : n;
+        }
+        return n;
+    }
+}

@@ -1,0 +1,264 @@
+package iristerm.session;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Every session of this server: who owns it, how many each owner may have, when idle ones close,
+ * what is kept on disk, and the pushing of output to clients that asked for it.
+ */
+public final class SessionManager implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionManager.class);
+    private static final String ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
+    /** output pushed to a client is gathered for this long, then sent as one notification */
+    private static final long NOTIFY_COALESCE_MILLIS = 50;
+    private static final int NOTIFY_MAX_BYTES = 16 * 1024;
+    private static final long CLOSE_DRAIN_MILLIS = 5000;
+
+    public record Config(Path dataDir, int tailBytes, int maxSessionsPerOwner, Duration idleTimeout,
+                         int maxHistory, long defaultGraceMillis) {
+    }
+
+    private final Config config;
+    private final SessionStore store;
+    private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+    private final Map<String, NotifyTarget> notifyTargets = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> notifyScheduled = new ConcurrentHashMap<>();
+    private final Set<String> persistent = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService timer;
+    private final SecureRandom random = new SecureRandom();
+    private final Session.Listener listener = new Session.Listener() {
+        @Override
+        public void output(Session s) {
+            if (s.notifying() && notifyScheduled.putIfAbsent(s.id(), Boolean.TRUE) == null) {
+                timer.schedule(() -> pushOutput(s), NOTIFY_COALESCE_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        @Override
+        public void exited(Session s) {
+            timer.execute(() -> onExit(s));
+        }
+    };
+
+    public SessionManager(Config config) {
+        this.config = config;
+        this.store = new SessionStore(config.dataDir());
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "sessions-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        loadHistory();
+        long sweep = Math.max(200, Math.min(30_000, config.idleTimeout().toMillis() / 4));
+        timer.scheduleWithFixedDelay(this::closeIdle, sweep, sweep, TimeUnit.MILLISECONDS);
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    /** Sessions of an earlier run: their processes are gone, their transcripts remain readable. */
+    private void loadHistory() {
+        List<SessionStore.Stored> all = store.loadAll();
+        for (int i = 0; i < all.size(); i++) {
+            SessionStore.Stored s = all.get(i);
+            if (i >= config.maxHistory()) {
+                store.delete(s.meta().id());
+                continue;
+            }
+            long ended = s.endedAt() != null ? s.endedAt() : System.currentTimeMillis();
+            OutputLog log = new OutputLog(1, store.openTranscript(s.meta().id()));
+            sessions.put(s.meta().id(), Session.ended(s.meta(), log, s.exitCode(), s.signal(), ended));
+            persistent.add(s.meta().id());
+            if (s.endedAt() == null) {
+                store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.signal(), ended));
+            }
+        }
+    }
+
+    /**
+     * Opens a session for {@code owner}. {@code persistent} sessions keep metadata and transcript in
+     * the data directory; the engine is made by {@code engine} once the session exists.
+     */
+    public Session open(String owner, SessionMeta template, boolean persistent, Function<EngineSink, Engine> engine) {
+        long live = sessions.values().stream().filter(s -> s.meta().owner().equals(owner) && !s.isExited()).count();
+        if (live >= config.maxSessionsPerOwner()) {
+            throw new SessionException("'" + owner + "' already has " + live + " open sessions, the limit ("
+                    + config.maxSessionsPerOwner() + "); close one with session_close first");
+        }
+        String id = newId();
+        SessionMeta meta = new SessionMeta(id, template.kind(), template.name(), owner, template.command(),
+                template.args(), template.cwd(), template.namespace(), template.mode(), template.prompt(),
+                System.currentTimeMillis());
+        Transcript transcript = persistent ? store.openTranscript(id) : null;
+        Session session = new Session(meta, new OutputLog(config.tailBytes(), transcript), listener);
+        try {
+            session.attach(engine.apply(session));
+        } catch (RuntimeException e) {
+            session.log().closeTranscript();
+            if (persistent) {
+                store.delete(id);
+            }
+            throw e;
+        }
+        sessions.put(id, session);
+        if (persistent) {
+            this.persistent.add(id);
+            store.save(new SessionStore.Stored(meta, session.pid(), null, null, null));
+        }
+        LOG.info("session {} opened for {}: {} {}", id, owner, meta.kind(), meta.command());
+        return session;
+    }
+
+    private String newId() {
+        while (true) {
+            StringBuilder b = new StringBuilder(8);
+            for (int i = 0; i < 8; i++) {
+                b.append(ID_ALPHABET.charAt(random.nextInt(ID_ALPHABET.length())));
+            }
+            if (!sessions.containsKey(b.toString())) {
+                return b.toString();
+            }
+        }
+    }
+
+    /** The owner's session with this id. Another owner's session is reported exactly like a missing one. */
+    public Session get(String owner, String id) {
+        Session s = id == null ? null : sessions.get(id);
+        if (s == null || !s.meta().owner().equals(owner)) {
+            throw new SessionException("no session '" + id + "'; session_list shows your sessions");
+        }
+        return s;
+    }
+
+    public List<Session> list(String owner) {
+        List<Session> out = new ArrayList<>();
+        for (Session s : sessions.values()) {
+            if (s.meta().owner().equals(owner)) {
+                out.add(s);
+            }
+        }
+        out.sort(Comparator.comparingLong((Session s) -> s.meta().created()));
+        return out;
+    }
+
+    public void notifyTo(Session s, NotifyTarget target) {
+        notifyTargets.put(s.id(), target);
+        s.setNotify(true);
+    }
+
+    /** Ends the session and answers with what its default reader had not read yet (the last of it). */
+    public ReadResult close(Session s, boolean force, long graceMillis, int maxBytes, boolean stripAnsi) {
+        s.terminate(force, graceMillis);
+        // wait for the engine to report the exit (bounded); output that was still draining lands first
+        s.read(new ReadRequest("close-wait", CLOSE_DRAIN_MILLIS, new Until(null, null, false, true),
+                Integer.MAX_VALUE, true, false, false, null, 0));
+        long end = s.log().end();
+        s.skipTo(ReadRequest.DEFAULT_READER, end - maxBytes);
+        return s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 0, null, maxBytes, true, stripAnsi, false,
+                null, 0));
+    }
+
+    private void onExit(Session s) {
+        pushOutput(s);
+        NotifyTarget target = notifyTargets.remove(s.id());
+        if (target != null) {
+            try {
+                target.exited(s);
+            } catch (RuntimeException e) {
+                LOG.debug("exit notification for {} failed: {}", s.id(), e.toString());
+            }
+        }
+        s.log().releaseTail();
+        if (isPersistent(s)) {
+            store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.exitSignal(), s.endedAt()));
+        }
+        LOG.info("session {} exited (code {}, signal {})", s.id(), s.exitCode(), s.exitSignal());
+    }
+
+    private boolean isPersistent(Session s) {
+        return persistent.contains(s.id());
+    }
+
+    private void pushOutput(Session s) {
+        notifyScheduled.remove(s.id());
+        NotifyTarget target = notifyTargets.get(s.id());
+        if (target == null) {
+            return;
+        }
+        ReadResult r = s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 0, null, NOTIFY_MAX_BYTES, true, true,
+                false, null, 0));
+        if (r.bytes() > 0) {
+            try {
+                target.output(s, r.data());
+            } catch (RuntimeException e) {
+                LOG.debug("output notification for {} failed: {}", s.id(), e.toString());
+            }
+        }
+        if (r.available() > 0 && notifyScheduled.putIfAbsent(s.id(), Boolean.TRUE) == null) {
+            timer.schedule(() -> pushOutput(s), NOTIFY_COALESCE_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void closeIdle() {
+        long cutoff = System.currentTimeMillis() - config.idleTimeout().toMillis();
+        for (Session s : sessions.values()) {
+            if (!s.isExited() && s.lastActivity() < cutoff) {
+                LOG.info("session {} idle since {}; closing it", s.id(), s.lastActivity());
+                Thread t = new Thread(() -> s.terminate(false, config.defaultGraceMillis()), "idle-close-" + s.id());
+                t.setDaemon(true);
+                t.start();
+                s.touch();
+            }
+        }
+    }
+
+    /** Ends every live session (graceful, then forced) and flushes transcripts. */
+    @Override
+    public void close() {
+        List<Thread> closing = new ArrayList<>();
+        for (Session s : sessions.values()) {
+            if (!s.isExited()) {
+                Thread t = new Thread(() -> s.terminate(false, config.defaultGraceMillis()), "shutdown-" + s.id());
+                t.start();
+                closing.add(t);
+            }
+        }
+        for (Thread t : closing) {
+            try {
+                t.join(config.defaultGraceMillis() + 5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        timer.shutdown();
+        try {
+            timer.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (Session s : sessions.values()) {
+            if (isPersistent(s)) {
+                store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.exitSignal(),
+                        s.isExited() ? s.endedAt() : System.currentTimeMillis()));
+            }
+            s.log().closeTranscript();
+        }
+    }
+}

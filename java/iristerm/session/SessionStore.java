@@ -1,0 +1,102 @@
+package iristerm.session;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Sessions on disk: {@code <data>/sessions/<id>/meta.json} (replaced atomically) next to
+ * {@code transcript.log}. What survives a restart of the server is read back from here.
+ */
+public final class SessionStore {
+    private static final String META = "meta.json";
+    private static final String TRANSCRIPT = "transcript.log";
+
+    private final Path root;
+    private final JsonMapper json = JsonMapper.builder().build();
+
+    /** The stored form of a session: what it was opened with and how it ended. */
+    public record Stored(SessionMeta meta, long pid, Integer exitCode, String signal, Long endedAt) {
+    }
+
+    public SessionStore(Path dataDir) {
+        this.root = dataDir.resolve("sessions");
+        try {
+            Files.createDirectories(root);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + root + "; choose another --data-dir", e);
+        }
+    }
+
+    public Path transcript(String id) {
+        return root.resolve(id).resolve(TRANSCRIPT);
+    }
+
+    public Transcript openTranscript(String id) {
+        try {
+            Files.createDirectories(root.resolve(id));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create session directory for " + id, e);
+        }
+        return new Transcript(transcript(id));
+    }
+
+    public void save(Stored s) {
+        Path dir = root.resolve(s.meta().id());
+        Path tmp = dir.resolve(META + ".tmp");
+        try {
+            Files.createDirectories(dir);
+            Files.write(tmp, json.writeValueAsBytes(s));
+            try {
+                Files.move(tmp, dir.resolve(META), StandardCopyOption.ATOMIC_MOVE,
+                        StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, dir.resolve(META), StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot save session " + s.meta().id() + " in " + dir, e);
+        }
+    }
+
+    /** Every stored session, newest first; unreadable entries are skipped (a crash mid-write leaves only .tmp). */
+    public List<Stored> loadAll() {
+        List<Stored> out = new ArrayList<>();
+        try (Stream<Path> dirs = Files.list(root)) {
+            for (Path dir : (Iterable<Path>) dirs::iterator) {
+                Path meta = dir.resolve(META);
+                if (Files.isRegularFile(meta)) {
+                    try {
+                        out.add(json.readValue(meta.toFile(), Stored.class));
+                    } catch (RuntimeException e) {
+                        // a damaged entry must not stop the server; it stays on disk for inspection
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + root, e);
+        }
+        out.sort(Comparator.comparingLong((Stored s) -> s.meta().created()).reversed());
+        return out;
+    }
+
+    public void delete(String id) {
+        Path dir = root.resolve(id);
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + dir, e);
+        }
+    }
+}

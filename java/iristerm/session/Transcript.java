@@ -1,0 +1,153 @@
+package iristerm.session;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The on-disk copy of a session's output, byte for byte at the same offsets as the in-memory log,
+ * except that text sent as {@code secret} is masked with '*' of the same length (a PTY echoes what
+ * it is sent). To catch a secret split across two writes, the last bytes that could begin one are
+ * held back until the next write or {@link #close()}.
+ */
+public final class Transcript implements AutoCloseable {
+    private final Path file;
+    private final FileChannel channel;
+    private final List<byte[]> secrets = new ArrayList<>();
+    private byte[] held = new byte[0];
+    private long written;
+
+    public Transcript(Path file) {
+        this.file = file;
+        try {
+            this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.READ);
+            this.written = channel.size();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open transcript " + file, e);
+        }
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /** Bytes already in the file, i.e. the log offset where the next write lands once held bytes are out. */
+    public synchronized long size() {
+        return written;
+    }
+
+    public synchronized void addSecret(String secret) {
+        if (!secret.isEmpty()) {
+            secrets.add(secret.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    public synchronized void write(byte[] b, int off, int len) {
+        if (secrets.isEmpty() && held.length == 0) {
+            writeFully(Arrays.copyOfRange(b, off, off + len), len);
+            return;
+        }
+        byte[] data = concat(held, b, off, len);
+        mask(data);
+        int keep = secrets.isEmpty() ? 0 : longestSecretPrefixSuffix(data);
+        writeFully(data, data.length - keep);
+        held = Arrays.copyOfRange(data, data.length - keep, data.length);
+    }
+
+    /** Reads up to {@code max} bytes at {@code offset}; bytes still held back are not yet readable here. */
+    public synchronized byte[] read(long offset, int max) {
+        int n = (int) Math.max(0, Math.min(max, written - offset));
+        ByteBuffer buf = ByteBuffer.allocate(n);
+        try {
+            while (buf.hasRemaining()) {
+                if (channel.read(buf, offset + buf.position()) < 0) {
+                    break;
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read transcript " + file, e);
+        }
+        return Arrays.copyOf(buf.array(), buf.position());
+    }
+
+    /** Writes out bytes held back for secret masking: no more output will follow them. */
+    public synchronized void flushHeld() {
+        writeFully(held, held.length);
+        held = new byte[0];
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!channel.isOpen()) {
+            return;
+        }
+        flushHeld();
+        try {
+            channel.force(false);
+            channel.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot close transcript " + file, e);
+        }
+    }
+
+    private void writeFully(byte[] data, int len) {
+        if (len == 0) {
+            return;
+        }
+        ByteBuffer buf = ByteBuffer.wrap(data, 0, len);
+        try {
+            while (buf.hasRemaining()) {
+                written += channel.write(buf, written);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write transcript " + file, e);
+        }
+    }
+
+    private void mask(byte[] data) {
+        for (byte[] secret : secrets) {
+            for (int i = 0; i + secret.length <= data.length; i++) {
+                if (regionMatches(data, i, secret, secret.length)) {
+                    Arrays.fill(data, i, i + secret.length, (byte) '*');
+                    i += secret.length - 1;
+                }
+            }
+        }
+    }
+
+    private int longestSecretPrefixSuffix(byte[] data) {
+        int best = 0;
+        for (byte[] secret : secrets) {
+            for (int k = Math.min(secret.length - 1, data.length); k > best; k--) {
+                if (regionMatches(data, data.length - k, secret, k)) {
+                    best = k;
+                    break;
+                }
+            }
+        }
+        return best;
+    }
+
+    private static boolean regionMatches(byte[] data, int at, byte[] secret, int len) {
+        for (int j = 0; j < len; j++) {
+            if (data[at + j] != secret[j]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static byte[] concat(byte[] head, byte[] b, int off, int len) {
+        byte[] out = Arrays.copyOf(head, head.length + len);
+        System.arraycopy(b, off, out, head.length, len);
+        return out;
+    }
+}
