@@ -1,0 +1,393 @@
+package iristerm.e2e;
+
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static iristerm.e2e.Mcp.args;
+import static iristerm.e2e.Mcp.error;
+import static iristerm.e2e.Mcp.num;
+import static iristerm.e2e.Mcp.ok;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What an agent does with process sessions, end to end through the SDK's client and the packaged
+ * jar, with real processes. Each transport's suite runs all of these against its own server.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+abstract class SessionScenarios {
+    /** Until the prompt is back: the reading an agent does after a shell command. */
+    static final Map<String, Object> PROMPT = Map.of("prompt", true);
+
+    protected abstract ServerUnderTest.Launcher launcher();
+
+    Path dataDir;
+    ServerUnderTest server;
+    McpSyncClient client;
+    final LinkedBlockingQueue<McpSchema.LoggingMessageNotification> logs = new LinkedBlockingQueue<>();
+
+    @BeforeAll
+    void startServer() throws Exception {
+        dataDir = Files.createTempDirectory("itm-scenarios");
+        server = launcher().start(dataDir, List.of("--max-input-bytes", "100000"));
+        client = server.connect(logs::add);
+    }
+
+    @AfterAll
+    void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    String openBash() {
+        Map<String, Object> s = ok(client, "session_open", "command", "bash", "args", List.of("--norc", "--noprofile"),
+                "env", Map.of("PS1", "$ "));
+        String id = (String) s.get("session");
+        // the first prompt tells the shell is ready
+        Map<String, Object> r = ok(client, "session_read", "session", id, "wait_ms", 10000, "until", PROMPT);
+        assertEquals("prompt", r.get("reason"), () -> "bash did not show its prompt: " + r);
+        return id;
+    }
+
+    Map<String, Object> run(String session, String line) {
+        return ok(client, "session_send", "session", session, "text", line, "wait_ms", 20000, "until", PROMPT);
+    }
+
+    String open(Object... kv) {
+        return (String) ok(client, "session_open", kv).get("session");
+    }
+
+    @Test
+    void bashKeepsStateBetweenCalls() {
+        String s = openBash();
+        run(s, "X=41");
+        Map<String, Object> r = run(s, "echo $((X+1))");
+        assertEquals("prompt", r.get("reason"));
+        assertTrue(((String) r.get("data")).contains("\n42"), r::toString);
+    }
+
+    @Test
+    void pythonReplRoundTrip() {
+        String s = open("command", "python3", "args", List.of("-q"));
+        Map<String, Object> first = ok(client, "session_read", "session", s, "wait_ms", 15000, "until", PROMPT);
+        assertEquals("prompt", first.get("reason"), first::toString);
+        Map<String, Object> r = run(s, "print(6*7)");
+        assertEquals("prompt", r.get("reason"), r::toString);
+        assertTrue(((String) r.get("data")).contains("42"), r::toString);
+        assertEquals("waiting_input", r.get("state"));
+    }
+
+    @Test
+    void readersAreIndependent() {
+        String s = openBash();
+        ok(client, "session_send", "session", s, "text", "echo hello-$((20+3))", "wait_ms", 10000,
+                "until", Map.of("pattern", "hello-23"), "reader", "a");
+        Map<String, Object> b = ok(client, "session_read", "session", s, "reader", "b", "wait_ms", 5000,
+                "until", Map.of("pattern", "hello-23"));
+        assertEquals("pattern", b.get("reason"));
+        assertTrue(((String) b.get("data")).contains("hello-23"));
+        Map<String, Object> a = ok(client, "session_read", "session", s, "reader", "a", "wait_ms", 0,
+                "until", Map.of("pattern", "hello-23"));
+        assertFalse(((String) a.get("data")).contains("hello-23"), "reader a already consumed it: " + a);
+    }
+
+    @Test
+    void everyReasonHasItsCase() {
+        String s = openBash();
+        Map<String, Object> data = ok(client, "session_send", "session", s, "text", "echo plain", "wait_ms", 5000);
+        assertEquals("data", data.get("reason"));
+        run(s, "");
+
+        Map<String, Object> pattern = ok(client, "session_send", "session", s,
+                "text", "sleep 0.2; echo MARK-$((6*7)); sleep 0.3; echo aft''er", "wait_ms", 10000,
+                "until", Map.of("pattern", "MARK-42"));
+        assertEquals("pattern", pattern.get("reason"), pattern::toString);
+        assertFalse(((String) pattern.get("data")).contains("after"), "the read should stop at the pattern");
+        run(s, "");
+
+        Map<String, Object> quiet = ok(client, "session_send", "session", s,
+                "text", "for i in 1 2 3; do echo tick$i; sleep 0.1; done; sleep 5", "wait_ms", 15000,
+                "until", Map.of("quiet_ms", 800));
+        assertEquals("quiet", quiet.get("reason"), quiet::toString);
+        assertTrue(((String) quiet.get("data")).contains("tick3"));
+        ok(client, "session_signal", "session", s, "signal", "INT");
+        ok(client, "session_read", "session", s, "wait_ms", 5000, "until", PROMPT);
+
+        Map<String, Object> prompt = run(s, "sleep 0.3; echo finished");
+        assertEquals("prompt", prompt.get("reason"));
+        assertTrue(((String) prompt.get("data")).contains("finished"));
+
+        String e = open("command", "bash", "args", List.of("-c", "sleep 0.2; exit 3"), "mode", "pipe");
+        Map<String, Object> exit = ok(client, "session_read", "session", e, "wait_ms", 10000, "until", Map.of("exit", true));
+        assertEquals("exit", exit.get("reason"));
+        assertEquals(3L, num(exit, "exit_code"));
+        assertEquals("exited", exit.get("state"));
+
+        String c = open("command", "cat", "mode", "pipe");
+        Map<String, Object> timeout = ok(client, "session_read", "session", c, "wait_ms", 300);
+        assertEquals("timeout", timeout.get("reason"));
+    }
+
+    @Test
+    void guardKeepsTheCursorAndForceOrFileDeliverEverything() throws Exception {
+        String s = openBash();
+        Map<String, Object> big = ok(client, "session_send", "session", s, "text", "seq 1 20000", "wait_ms", 10000,
+                "until", PROMPT, "max_bytes", 1000);
+        assertEquals("oversized", big.get("reason"), big::toString);
+        assertEquals(0L, num(big, "bytes"));
+        long cursor = num(big, "cursor");
+        // wait for all of it, still without consuming
+        Map<String, Object> again = ok(client, "session_read", "session", s, "max_bytes", 1000);
+        assertEquals("oversized", again.get("reason"));
+        assertEquals(cursor, num(again, "cursor"));
+
+        StringBuilder paged = new StringBuilder();
+        Map<String, Object> page;
+        do {
+            page = ok(client, "session_read", "session", s, "max_bytes", 16384, "force", true, "wait_ms", 2000,
+                    "until", Map.of("pattern", "20000\\s"));
+            paged.append(page.get("data"));
+        } while (num(page, "available") > 0 || !paged.toString().contains("\n20000"));
+        List<String> lines = paged.toString().lines().filter(l -> l.matches("\\d+")).toList();
+        assertEquals(20000, lines.size());
+        assertEquals("20000", lines.get(lines.size() - 1));
+
+        Map<String, Object> file = ok(client, "session_read", "session", s, "reader", "f", "to_file", "out/seq.txt",
+                "all", true);
+        assertEquals("", file.get("data"));
+        Path written = Path.of((String) file.get("file"));
+        String content = Files.readString(written);
+        assertTrue(content.contains("\n19999\n20000\n"), "file should hold all of the output");
+        assertTrue(num(file, "bytes") > 100_000);
+    }
+
+    @Test
+    void stripAnsiRemovesColoursAndCollapsesProgressBars() {
+        String s = openBash();
+        Map<String, Object> colour = run(s, "printf '\\033[31mRED\\033[0m-text\\n'");
+        assertTrue(((String) colour.get("data")).contains("\nRED-text"), colour::toString);
+        assertFalse(((String) colour.get("data")).contains("\u001b"));
+
+        Map<String, Object> raw = ok(client, "session_send", "session", s, "text", "printf '\\033[32mGREEN\\033[0m\\n'",
+                "wait_ms", 10000, "until", PROMPT, "strip_ansi", false);
+        assertTrue(((String) raw.get("data")).contains("\u001b[32mGREEN"), raw::toString);
+
+        Map<String, Object> bar = run(s, "printf 'progress 10%%\\rprogress 50%%\\rprogress 100%%\\n'");
+        List<String> lines = ((String) bar.get("data")).lines().toList();
+        assertTrue(lines.contains("progress 100%"), bar::toString);
+        assertFalse(lines.contains("progress 50%"));
+    }
+
+    @Test
+    void secretInputStaysOutOfTheTranscript() throws Exception {
+        String s = open("command", "cat");
+        ok(client, "session_send", "session", s, "text", "visible-line", "wait_ms", 5000,
+                "until", Map.of("pattern", "visible-line\\r?\\n.*visible-line"));
+        Map<String, Object> r = ok(client, "session_send", "session", s, "text", "hunter2-XYZZY", "secret", true,
+                "wait_ms", 5000, "until", Map.of("pattern", "XYZZY\\r?\\n.*XYZZY"));
+        assertEquals("pattern", r.get("reason"));
+        ok(client, "session_close", "session", s);
+        String transcript = Files.readString(dataDir.resolve("sessions").resolve(s).resolve("transcript.log"));
+        assertTrue(transcript.contains("visible-line"));
+        assertFalse(transcript.contains("hunter2-XYZZY"), transcript);
+        assertTrue(transcript.contains("*************"));
+    }
+
+    @Test
+    void interruptStopsALongSleepPromptly() {
+        String s = openBash();
+        ok(client, "session_send", "session", s, "text", "sleep 100", "wait_ms", 300, "until", PROMPT);
+        ok(client, "session_signal", "session", s, "signal", "INT");
+        Map<String, Object> r = ok(client, "session_read", "session", s, "wait_ms", 5000, "until", PROMPT);
+        assertEquals("prompt", r.get("reason"), r::toString);
+
+        // a control character written as input does the same (the terminal turns ^C into SIGINT)
+        ok(client, "session_send", "session", s, "text", "sleep 100", "wait_ms", 300, "until", PROMPT);
+        ok(client, "session_send", "session", s, "text", "\u0003", "enter", false);
+        Map<String, Object> r2 = ok(client, "session_read", "session", s, "wait_ms", 5000, "until", PROMPT);
+        assertEquals("prompt", r2.get("reason"), r2::toString);
+    }
+
+    @Test
+    void termKillAndExitCodes() {
+        String t = open("command", "sleep", "args", List.of("100"), "mode", "pipe");
+        ok(client, "session_signal", "session", t, "signal", "TERM");
+        Map<String, Object> term = ok(client, "session_read", "session", t, "wait_ms", 10000, "until", "exit");
+        assertEquals("TERM", term.get("signal"));
+        assertEquals(143L, num(term, "exit_code"));
+
+        String k = open("command", "sleep", "args", List.of("100"));
+        ok(client, "session_signal", "session", k, "signal", "KILL");
+        Map<String, Object> kill = ok(client, "session_read", "session", k, "wait_ms", 10000, "until", "exit");
+        assertEquals("KILL", kill.get("signal"));
+
+        String x = open("command", "bash", "args", List.of("-c", "exit 7"));
+        Map<String, Object> seven = ok(client, "session_read", "session", x, "wait_ms", 10000, "until", "exit");
+        assertEquals(7L, num(seven, "exit_code"));
+        assertFalse(seven.containsKey("signal"));
+    }
+
+    @Test
+    void processKilledFromOutsideBecomesExited() {
+        Map<String, Object> opened = ok(client, "session_open", "command", "sleep", "args", List.of("100"));
+        String s = (String) opened.get("session");
+        ProcessHandle.of(num(opened, "pid")).orElseThrow().destroyForcibly();
+        Map<String, Object> r = ok(client, "session_read", "session", s, "wait_ms", 10000, "until", "exit");
+        assertEquals("exit", r.get("reason"));
+        Map<String, Object> listed = ok(client, "session_list", "session", s);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> row = ((List<Map<String, Object>>) listed.get("sessions")).get(0);
+        assertEquals("exited", row.get("state"));
+    }
+
+    @Test
+    void fiftySessionsAtOnce() {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            ids.add(open("command", "cat", "mode", "pipe", "name", "cat-" + i));
+        }
+        for (int i = 0; i < ids.size(); i++) {
+            Map<String, Object> r = ok(client, "session_send", "session", ids.get(i), "text", "ping-" + i,
+                    "wait_ms", 5000, "until", Map.of("pattern", "ping-" + i + "\\n"));
+            assertEquals("pattern", r.get("reason"));
+        }
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> rows = (List<Map<String, Object>>) ok(client, "session_list").get("sessions");
+        assertTrue(rows.stream().filter(m -> "running".equals(m.get("state"))
+                && String.valueOf(m.get("name")).startsWith("cat-")).count() >= 50);
+        for (String id : ids) {
+            ok(client, "session_close", "session", id, "grace_ms", 1000);
+        }
+    }
+
+    @Test
+    void resizeReachesTheTerminal() {
+        String s = openBash();
+        ok(client, "session_resize", "session", s, "cols", 100, "rows", 30);
+        Map<String, Object> r = run(s, "stty size");
+        assertTrue(((String) r.get("data")).contains("30 100"), r::toString);
+        String p = open("command", "cat", "mode", "pipe");
+        assertTrue(error(client, "session_resize", "session", p, "cols", 80, "rows", 24).contains("pty"));
+    }
+
+    @Test
+    void closeReturnsLastOutputAndExitInformation() {
+        String s = openBash();
+        ok(client, "session_send", "session", s, "text", "echo last-words-$((1+1))");
+        Map<String, Object> closed = ok(client, "session_close", "session", s);
+        assertTrue(((String) closed.get("data")).contains("last-words-2"), closed::toString);
+        assertEquals("exited", closed.get("state"));
+        assertTrue(closed.containsKey("exit_code") || closed.containsKey("signal"));
+        assertTrue(error(client, "session_send", "session", s, "text", "echo x").contains("exited"));
+    }
+
+    @Test
+    void notifyPushesOutputAndExit() throws Exception {
+        logs.clear();
+        String s = open("command", "bash", "args", List.of("--norc"), "notify", true);
+        ok(client, "session_send", "session", s, "text", "echo notified-$((40+2))");
+        assertNotNull(awaitLog(s, "notified-42"), "output should be pushed");
+        ok(client, "session_send", "session", s, "text", "exit 0");
+        assertNotNull(awaitLog(s, "exited"), "exit should be pushed");
+    }
+
+    private McpSchema.LoggingMessageNotification awaitLog(String session, String text) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            McpSchema.LoggingMessageNotification n = logs.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (n != null && ("session/" + session).equals(n.logger()) && n.data().contains(text)) {
+                return n;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void badInputGetsPreciseErrorsAndHarmsNoOtherSession() {
+        String healthy = openBash();
+        assertTrue(error(client, "session_read", "session", "nope").contains("no session 'nope'"));
+        assertTrue(error(client, "session_read", "session", healthy, "until", Map.of("pattern", "(unclosed"))
+                .contains("not a valid regular expression"));
+        assertTrue(error(client, "session_read", "session", healthy, "max_bytes", -5).contains("max_bytes"));
+        assertTrue(error(client, "session_read", "session", healthy, "wait_ms", 100_000_000).contains("wait_ms"));
+        assertTrue(error(client, "session_send", "session", healthy, "text", "x".repeat(200_000))
+                .contains("input limit"));
+        assertTrue(error(client, "session_read", "session", healthy, "to_file", "../escape.txt")
+                .contains("outside the files root"));
+        assertTrue(error(client, "session_read", "session", healthy, "to_file", "/etc/passwd")
+                .contains("outside the files root"));
+        assertTrue(error(client, "session_open", "command", "no-such-program-xyz").contains("not found"));
+        String boom = error(client, "session_signal", "session", healthy, "signal", "BOOM");
+        assertTrue(boom.contains("signal") && boom.contains("INT"), boom);
+
+        Map<String, Object> utf = run(healthy, "printf '\\xff\\xfe-ok\\n'");
+        assertTrue(((String) utf.get("data")).contains("\uFFFD\uFFFD-ok"), utf::toString);
+
+        Map<String, Object> still = run(healthy, "echo still-$((2*3))");
+        assertTrue(((String) still.get("data")).contains("still-6"));
+    }
+
+    @Test
+    void idleSessionsAreClosed() throws Exception {
+        try (ServerUnderTest idle = launcher().start(Files.createTempDirectory("itm-idle"),
+                List.of("--idle-timeout", "1"))) {
+            McpSyncClient c = idle.connect(n -> { });
+            String s = (String) ok(c, "session_open", "command", "cat").get("session");
+            Map<String, Object> r = ok(c, "session_read", "session", s, "wait_ms", 15000, "until", "exit");
+            assertEquals("exit", r.get("reason"), r::toString);
+        }
+    }
+
+    @Test
+    void transcriptsSurviveARestart() throws Exception {
+        Path dir = Files.createTempDirectory("itm-restart");
+        String s;
+        try (ServerUnderTest first = launcher().start(dir, List.of())) {
+            McpSyncClient c = first.connect(n -> { });
+            s = (String) ok(c, "session_open", "command", "bash", "args", List.of("--norc")).get("session");
+            ok(c, "session_send", "session", s, "text", "echo persist-$((3*3))", "wait_ms", 5000,
+                    "until", Map.of("pattern", "persist-9"));
+        }
+        try (ServerUnderTest second = launcher().start(dir, List.of())) {
+            McpSyncClient c = second.connect(n -> { });
+            @SuppressWarnings("unchecked")
+            Map<String, Object> row = ((List<Map<String, Object>>) ok(c, "session_list", "session", s)
+                    .get("sessions")).get(0);
+            assertEquals("exited", row.get("state"));
+            Map<String, Object> all = ok(c, "session_read", "session", s, "all", true);
+            assertTrue(((String) all.get("data")).contains("persist-9"), all::toString);
+            McpSchema.ReadResourceResult res = c.readResource(
+                    new McpSchema.ReadResourceRequest("iris-terminal://sessions/" + s + "/transcript"));
+            assertTrue(((McpSchema.TextResourceContents) res.contents().get(0)).text().contains("persist-9"));
+        }
+    }
+
+    @Test
+    void toolsDeclareSchemasAndTheServerTeachesTheWorkflow() {
+        McpSchema.ListToolsResult tools = client.listTools();
+        List<String> names = tools.tools().stream().map(McpSchema.Tool::name).toList();
+        assertTrue(names.containsAll(List.of("session_open", "session_send", "session_read", "session_signal",
+                "session_resize", "session_close", "session_list")), names::toString);
+        for (McpSchema.Tool t : tools.tools()) {
+            assertNotNull(t.outputSchema(), t.name() + " has no output schema");
+        }
+        assertTrue(args().isEmpty());
+    }
+}

@@ -1,0 +1,68 @@
+package iristerm.session;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class OutputLogTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void oldBytesComeFromTheTranscriptAtTheSameOffsets() {
+        OutputLog log = new OutputLog(4096, new Transcript(dir.resolve("t.log")));
+        byte[] all = new byte[20_000];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = (byte) ('a' + i % 26);
+        }
+        for (int i = 0; i < all.length; i += 700) {
+            log.append(all, i, Math.min(700, all.length - i));
+        }
+        assertEquals(20_000, log.end());
+        assertEquals(20_000 - 4096, log.tailStart());
+        OutputLog.Slice old = log.read(100, 50);
+        assertEquals(100, old.from());
+        assertArrayEquals(java.util.Arrays.copyOfRange(all, 100, 150), old.bytes());
+        OutputLog.Slice recent = log.read(19_000, 5000);
+        assertArrayEquals(java.util.Arrays.copyOfRange(all, 19_000, 20_000), recent.bytes());
+    }
+
+    @Test
+    void withoutTranscriptLostBytesAreSkippedAndSaidSo() {
+        OutputLog log = new OutputLog(4096, null);
+        log.append(new byte[10_000], 0, 10_000);
+        assertEquals(10_000 - 4096, log.read(0, 100).from());
+    }
+
+    @Test
+    void secretSplitAcrossWritesIsMaskedInTheTranscript() throws Exception {
+        Transcript t = new Transcript(dir.resolve("s.log"));
+        OutputLog log = new OutputLog(4096, t);
+        log.addSecret("hunter2");
+        byte[] a = "pass: hun".getBytes(StandardCharsets.UTF_8);
+        byte[] b = "ter2\nok\n".getBytes(StandardCharsets.UTF_8);
+        log.append(a, 0, a.length);
+        log.append(b, 0, b.length);
+        log.closeTranscript();
+        String file = Files.readString(dir.resolve("s.log"));
+        assertFalse(file.contains("hunter2"));
+        assertEquals("pass: *******\nok\n", file);
+        assertEquals(log.end(), Files.size(dir.resolve("s.log")), "masking keeps offsets");
+    }
+
+    @Test
+    void incompleteUtf8AtThePageEndWaitsForTheNextRead() {
+        byte[] euro = "a€".getBytes(StandardCharsets.UTF_8);
+        assertEquals(1, Session.completeUtf8Length(java.util.Arrays.copyOf(euro, 3)));
+        assertEquals(4, Session.completeUtf8Length(euro));
+        assertTrue(Session.decode(new byte[]{(byte) 0xff, 'o', 'k'}).startsWith("\uFFFD"));
+    }
+}
