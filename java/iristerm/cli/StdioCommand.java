@@ -54,7 +54,7 @@ final class StdioCommand implements Runnable {
         String processOff = options.process == CommonOptions.ProcessPolicy.off
                 ? "the process engine is off on this server (--process off); ask its administrator" : null;
         ServerContext ctx = new ServerContext(sessions, options.limits(), options.identity, processOff);
-        McpSyncServer server = new ServerAssembly(ctx).build(
+        McpSyncServer server = new ServerAssembly(ctx, null).build(
                 new StdioServerTransportProvider(Json.MCP, in, protocolOut));
         Thread hook = new Thread(() -> shutdown(server, sessions), "shutdown");
         Runtime.getRuntime().addShutdownHook(hook);

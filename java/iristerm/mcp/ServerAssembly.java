@@ -7,6 +7,7 @@ import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpServerTransportProvider;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
+import iristerm.iris.IrisApi;
 import iristerm.session.Session;
 import iristerm.session.SessionException;
 import org.slf4j.Logger;
@@ -38,18 +39,20 @@ public final class ServerAssembly {
             - Large output: reason "oversized" means nothing was consumed; use force (pages of max_bytes),
               a larger max_bytes, or to_file. Readers ("reader") have independent cursors.
             - Stop a command with session_signal INT; end a session with session_close.
+            - IRIS: iris_execute {"code": "write $zversion"} runs ObjectScript in your own persistent IRIS
+              session (status ok/error/reading/running; answer a READ with session_send). iris_sql runs SQL.
             """;
 
     private final ServerContext ctx;
     private final List<ToolSpec> tools = new ArrayList<>();
 
-    public ServerAssembly(ServerContext ctx) {
+    /** @param iris IRIS reached by this server, or null when none is configured */
+    public ServerAssembly(ServerContext ctx, IrisApi iris) {
         this.ctx = ctx;
-        IrisSessions noIris = (c, a) -> {
-            throw new SessionException("no IRIS is configured for this server; start it with IRIS_HOSTNAME "
-                    + "(and IRIS_PORT, IRIS_NAMESPACE, IRIS_USERNAME, IRIS_PASSWORD) or --iris-host to use iris sessions");
-        };
-        tools.addAll(new SessionTools(ctx, noIris).all());
+        IrisTools irisTools = new IrisTools(ctx, iris);
+        tools.addAll(new SessionTools(ctx, irisTools).all());
+        tools.addAll(irisTools.all());
+        irisTools.reattach();
     }
 
     public List<ToolSpec> tools() {
@@ -109,6 +112,7 @@ public final class ServerAssembly {
             return McpSchema.CallToolResult.builder()
                     .structuredContent(a.structured())
                     .addTextContent(a.text())
+                    .isError(a.failed())
                     .build();
         } catch (SessionException e) {
             return error(e.getMessage());

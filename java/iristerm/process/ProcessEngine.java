@@ -15,6 +15,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -155,12 +156,8 @@ public final class ProcessEngine implements Engine {
     }
 
     @Override
-    public String enter() {
-        return pty ? "\r" : "\n";
-    }
-
-    @Override
-    public void write(byte[] data, boolean secret) throws IOException {
+    public void write(String text, boolean enter, boolean secret) throws IOException {
+        byte[] data = (enter ? text + (pty ? "\r" : "\n") : text).getBytes(StandardCharsets.UTF_8);
         synchronized (stdin) {
             stdin.write(data);
             stdin.flush();

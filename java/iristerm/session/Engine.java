@@ -10,10 +10,11 @@ public interface Engine {
     /** OS or IRIS process id, or -1 when not known. */
     long pid();
 
-    /** Bytes that end a line of input for this engine ("\r" on a PTY, "\n" on a pipe). */
-    String enter();
-
-    void write(byte[] data, boolean secret) throws IOException;
+    /**
+     * Writes input. {@code enter} ends the line the way this engine's terminal does ("\r" on a PTY,
+     * "\n" on a pipe, a complete line for an IRIS READ or command).
+     */
+    void write(String text, boolean enter, boolean secret) throws IOException;
 
     void signal(Signal signal) throws IOException;
 

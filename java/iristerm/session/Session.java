@@ -67,6 +67,10 @@ public final class Session implements EngineSink {
         this.engine = engine;
     }
 
+    public Engine engine() {
+        return engine;
+    }
+
     public SessionMeta meta() {
         return meta;
     }
@@ -129,13 +133,12 @@ public final class Session implements EngineSink {
     /** Writes input; returns the log end just before it was written (the mark for a following read). */
     public long send(String text, boolean enter, boolean secret) {
         Engine e = requireLive("send input to");
-        byte[] data = (enter ? text + e.enter() : text).getBytes(StandardCharsets.UTF_8);
         long mark = log.end();
         if (secret) {
             log.addSecret(text);
         }
         try {
-            e.write(data, secret);
+            e.write(text, enter, secret);
         } catch (IOException ex) {
             throw new SessionException("session " + id() + " did not take the input (" + ex.getMessage()
                     + "); its process may have ended: check session_read or session_list");
@@ -177,21 +180,45 @@ public final class Session implements EngineSink {
 
     public ReadResult read(ReadRequest r) {
         touch();
-        long start = System.nanoTime();
-        long deadline = start + TimeUnit.MILLISECONDS.toNanos(r.waitMs());
         ReentrantLock lock = log.lock();
         lock.lock();
         try {
             long cursor = r.all() ? 0 : readers.getOrDefault(r.reader(), 0L);
-            long mark = Math.max(cursor, r.mark());
-            Scan scan = new Scan(cursor);
-            ReadReason reason;
+            ReadReason reason = waitFor(r, cursor, Math.max(cursor, r.mark()));
+            return deliver(r, cursor, reason);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits, at most {@code waitMs}, until a prompt (end of command or READ for iris) appears at or
+     * after log offset {@code mark}, or the session ends; consumes nothing.
+     */
+    public ReadReason awaitPrompt(long mark, long waitMs) {
+        ReadRequest r = new ReadRequest("", waitMs, new Until(null, null, true, false), Integer.MAX_VALUE,
+                false, false, false, null, mark);
+        log.lock().lock();
+        try {
+            return waitFor(r, mark, mark);
+        } finally {
+            log.lock().unlock();
+        }
+    }
+
+    /** Must hold the log's lock. Engines that pull are asked to fetch; others are waited on. */
+    private ReadReason waitFor(ReadRequest r, long cursor, long mark) {
+        ReentrantLock lock = log.lock();
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(r.waitMs());
+        Scan scan = new Scan(cursor);
+        ReadReason reason;
+        try {
             while ((reason = ready(r, cursor, mark, start, scan)) == null) {
                 long now = System.nanoTime();
                 long left = deadline - now;
                 if (left <= 0) {
-                    reason = ReadReason.timeout;
-                    break;
+                    return ReadReason.timeout;
                 }
                 if (r.until() != null && r.until().quietMs() != null) {
                     long quietAt = Math.max(start, log.lastOutputNanos())
@@ -202,7 +229,7 @@ public final class Session implements EngineSink {
                 lock.unlock();
                 boolean pulled;
                 try {
-                    pulled = e != null && !exited && e.pull(TimeUnit.NANOSECONDS.toMillis(left));
+                    pulled = e != null && !exited && e.pull(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                 } finally {
                     lock.lock();
                 }
@@ -210,12 +237,10 @@ public final class Session implements EngineSink {
                     log.awaitNanos(left);
                 }
             }
-            return deliver(r, cursor, reason);
+            return reason;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SessionException("the read was interrupted because the server is shutting down");
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -278,7 +303,7 @@ public final class Session implements EngineSink {
         return false;
     }
 
-    private ReadResult deliver(ReadRequest r, long cursor, ReadReason reason) throws InterruptedException {
+    private ReadResult deliver(ReadRequest r, long cursor, ReadReason reason) {
         long end = log.end();
         long pending = end - cursor;
         if (reason == ReadReason.oversized) {

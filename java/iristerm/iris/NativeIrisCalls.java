@@ -1,0 +1,136 @@
+package iristerm.iris;
+
+import com.intersystems.jdbc.IRIS;
+import com.intersystems.jdbc.IRISConnection;
+import com.intersystems.jdbc.IRISDataSource;
+
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Standalone mode: the Native API over the superserver port. A Read may wait in IRIS for seconds,
+ * so calls do not share one connection: each borrows one from a small pool that grows on demand up
+ * to {@link IrisConfig#maxConnections()}. A connection that fails is dropped and a fresh one made;
+ * calls that change nothing in IRIS are retried once on it.
+ */
+public final class NativeIrisCalls implements IrisCalls {
+    private static final long BORROW_WAIT_SECONDS = 30;
+
+    private final IrisConfig config;
+    private final Semaphore permits;
+    private final Deque<IRIS> idle = new ArrayDeque<>();
+    private volatile boolean closed;
+
+    public NativeIrisCalls(IrisConfig config) {
+        this.config = config;
+        this.permits = new Semaphore(config.maxConnections());
+        release(connect());
+    }
+
+    @Override
+    public String describe() {
+        return config.toString();
+    }
+
+    @Override
+    public String call(IrisMethod method, String requestJson) {
+        IRIS iris = borrow();
+        try {
+            try {
+                String answer = iris.classMethodString(IrisMethod.CLASS, method.method(), requestJson);
+                release(iris);
+                return answer;
+            } catch (RuntimeException first) {
+                discard(iris);
+                if (!method.idempotent()) {
+                    throw unavailable("the call " + method.method() + " failed (" + first.getMessage()
+                            + "); it was not repeated because it may have taken effect", first);
+                }
+                IRIS fresh = connect();
+                String answer = fresh.classMethodString(IrisMethod.CLASS, method.method(), requestJson);
+                release(fresh);
+                return answer;
+            }
+        } catch (RuntimeException e) {
+            throw e instanceof IrisUnavailableException u ? u : unavailable("IRIS call failed: " + e.getMessage(), e);
+        } finally {
+            permits.release();
+        }
+    }
+
+    private IRIS borrow() {
+        if (closed) {
+            throw unavailable("the connection pool is closed (the server is shutting down)", null);
+        }
+        try {
+            if (!permits.tryAcquire(BORROW_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                throw unavailable("all " + config.maxConnections() + " IRIS connections stayed busy for "
+                        + BORROW_WAIT_SECONDS + " s; raise --iris-connections", null);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unavailable("interrupted while waiting for an IRIS connection", e);
+        }
+        synchronized (idle) {
+            IRIS iris = idle.pollFirst();
+            if (iris != null) {
+                return iris;
+            }
+        }
+        try {
+            return connect();
+        } catch (RuntimeException e) {
+            permits.release();
+            throw e;
+        }
+    }
+
+    private void release(IRIS iris) {
+        synchronized (idle) {
+            idle.addFirst(iris);
+        }
+    }
+
+    private static void discard(IRIS iris) {
+        try {
+            iris.close();
+        } catch (Exception e) {
+            // the connection is already broken; nothing else to release
+        }
+    }
+
+    private IRIS connect() {
+        try {
+            IRISDataSource ds = new IRISDataSource();
+            ds.setServerName(config.host());
+            ds.setPortNumber(config.port());
+            ds.setDatabaseName(config.namespace());
+            ds.setUser(config.user());
+            ds.setPassword(config.password());
+            IRISConnection conn = (IRISConnection) ds.getConnection();
+            return IRIS.createIRIS(conn);
+        } catch (SQLException e) {
+            throw unavailable("cannot connect to IRIS at " + config.host() + ":" + config.port() + " namespace "
+                    + config.namespace() + " as user '" + config.user() + "': " + e.getMessage()
+                    + " — check IRIS_HOSTNAME/IRIS_PORT (superserver), IRIS_USERNAME and IRIS_PASSWORD", e);
+        }
+    }
+
+    private IrisUnavailableException unavailable(String message, Throwable cause) {
+        return new IrisUnavailableException(message, cause);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        synchronized (idle) {
+            for (IRIS iris : idle) {
+                discard(iris);
+            }
+            idle.clear();
+        }
+    }
+}
