@@ -7,16 +7,25 @@ import picocli.CommandLine.Command;
 /** Entry point of the jar: {@code stdio} (an MCP client spawns it) and the other modes as subcommands. */
 @Command(name = "iris-terminal-mcp", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class,
         description = "MCP server giving AI agents persistent IRIS terminals and supervised PTY processes.",
-        subcommands = {StdioCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {StdioCommand.class, InstallCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     public static void main(String[] args) {
         // stdout belongs to the MCP transport in stdio mode: nothing else may write there
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
-        int code = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        int code = new CommandLine(new Main())
+                .setCaseInsensitiveEnumValuesAllowed(true)
+                .setExecutionExceptionHandler(Main::startupFailed)
+                .execute(args);
         if (code != 0) {
             System.exit(code);
         }
+    }
+
+    /** A bad option value or an unreachable IRIS is a one-line error, not a stack trace. */
+    private static int startupFailed(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+        System.err.println("iris-terminal-mcp: " + e.getMessage());
+        return 2;
     }
 
     @Override

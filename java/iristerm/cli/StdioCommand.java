@@ -2,12 +2,11 @@ package iristerm.cli;
 
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import iristerm.iris.IrisCalls;
 import iristerm.mcp.Json;
-import iristerm.mcp.ServerAssembly;
-import iristerm.mcp.ServerContext;
-import iristerm.session.SessionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -20,11 +19,24 @@ import java.util.concurrent.CountDownLatch;
 /** MCP over stdin/stdout, for a client that spawns the server. Ends when stdin closes. */
 @Command(name = "stdio", mixinStandardHelpOptions = true,
         description = "Serve MCP on stdin/stdout (logs go to stderr).")
-final class StdioCommand implements Runnable {
+public final class StdioCommand implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(StdioCommand.class);
 
     @Mixin
     CommonOptions options;
+
+    @Mixin
+    IrisOptions irisOptions;
+
+    /** Set instead of connecting with the IRIS options (tests drive a fake IRIS this way). */
+    private IrisCalls irisOverride;
+
+    /** Runs the stdio server with the given command-line options and IRIS reached through {@code iris}. */
+    public static int run(String[] args, IrisCalls iris) {
+        StdioCommand command = new StdioCommand();
+        command.irisOverride = iris;
+        return new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+    }
 
     @Override
     public void run() {
@@ -50,13 +62,12 @@ final class StdioCommand implements Runnable {
                 return c;
             }
         };
-        SessionManager sessions = options.sessionManager();
-        String processOff = options.process == CommonOptions.ProcessPolicy.off
-                ? "the process engine is off on this server (--process off); ask its administrator" : null;
-        ServerContext ctx = new ServerContext(sessions, options.limits(), options.identity, processOff);
-        McpSyncServer server = new ServerAssembly(ctx, null).build(
-                new StdioServerTransportProvider(Json.MCP, in, protocolOut));
-        Thread hook = new Thread(() -> shutdown(server, sessions), "shutdown");
+        // stdio serves the user who started it: the process engine is on unless turned off
+        boolean processOn = options.process != CommonOptions.ProcessPolicy.off;
+        ServerRuntime runtime = new ServerRuntime(options, irisOverride != null ? irisOverride : irisOptions.connect(),
+                processOn, "the process engine is off on this server (--process off)");
+        McpSyncServer server = runtime.assembly.build(new StdioServerTransportProvider(Json.MCP, in, protocolOut));
+        Thread hook = new Thread(() -> shutdown(server, runtime), "shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         LOG.info("iris-terminal-mcp serving MCP on stdio; data in {}", options.dataDir);
         try {
@@ -65,11 +76,11 @@ final class StdioCommand implements Runnable {
             Thread.currentThread().interrupt();
         }
         Runtime.getRuntime().removeShutdownHook(hook);
-        shutdown(server, sessions);
+        shutdown(server, runtime);
     }
 
-    private static void shutdown(McpSyncServer server, SessionManager sessions) {
-        sessions.close();
+    private static void shutdown(McpSyncServer server, ServerRuntime runtime) {
+        runtime.close();
         server.close();
     }
 }

@@ -52,6 +52,8 @@ public final class IrisEngine implements Engine {
     private volatile String namespace;
     private volatile int tlevel;
     private volatile long promptAt = -1;
+    /** a done or read event came; the prompt counts once all output up to it is fetched */
+    private boolean promptPending;
     private volatile Reading reading;
 
     /** Output of IRIS characters [charStart, charStart + text.length()) begins at log byte byteStart. */
@@ -108,7 +110,8 @@ public final class IrisEngine implements Engine {
     public long execute(String code, boolean secret) {
         ObjectNode req = IrisApi.request().put(SESSION, id).put(TEXT, code).put("execute", true).put("secret", secret);
         JsonNode r = api.call(IrisMethod.SEND, req);
-        state = parseState(r.path(STATE).asString(state.name()));
+        // queued: until IRIS reports otherwise the session is busy with it, so no second unit races in
+        state = SessionState.running;
         return r.path(SEQ).asLong();
     }
 
@@ -120,7 +123,7 @@ public final class IrisEngine implements Engine {
     @Override
     public void write(String text, boolean enter, boolean secret) {
         ObjectNode req = IrisApi.request().put(SESSION, id).put(TEXT, text).put("enter", enter).put("secret", secret);
-        api.call(IrisMethod.SEND, req);
+        state = parseState(api.call(IrisMethod.SEND, req).path(STATE).asString(state.name()));
     }
 
     @Override
@@ -141,7 +144,8 @@ public final class IrisEngine implements Engine {
     @Override
     public boolean promptSince(long mark, long logEnd, String lastLine) {
         SessionState s = state;
-        return promptAt >= mark && (s == SessionState.idle || s == SessionState.waiting_input);
+        // strictly after: a READ or prompt already on screen when the input was sent is not its answer
+        return promptAt > mark && (s == SessionState.idle || s == SessionState.waiting_input);
     }
 
     /**
@@ -196,6 +200,13 @@ public final class IrisEngine implements Engine {
         applyEvents();
         SessionState s = parseState(r.path(STATE).asString(state.name()));
         state = s;
+        boolean allFetched = charNext >= r.path(END).asLong(charNext);
+        if (promptPending && allFetched && (s == SessionState.idle || s == SessionState.waiting_input)) {
+            // a command ended or entered a READ, and its prompt is in what was fetched; the state
+            // alone would not do: it may not yet say "running" for a command that just started
+            promptAt = byteEnd;
+            promptPending = false;
+        }
         if (s == SessionState.exited) {
             sink.exited(null, null);
         }
@@ -221,11 +232,11 @@ public final class IrisEngine implements Engine {
                         done.put(d.seq(), d);
                     }
                     reading = null;
-                    promptAt = toByte(at);
+                    promptPending = true;
                 }
                 case "read" -> {
                     reading = new Reading(ev.path(SEQ).asLong(), toByte(at));
-                    promptAt = reading.at();
+                    promptPending = true;
                 }
                 default -> {
                     // "exit" and event types of newer engines: the state field already says what matters

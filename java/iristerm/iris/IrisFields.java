@@ -53,7 +53,7 @@ public final class IrisFields {
     public static final String IRIS = "iris";
 
     public static final List<String> FIELDS_READ = List.of(FAULT, CODE, MESSAGE, SESSION, NAME, AGENT, NAMESPACE,
-            PID, STATE, SEQ, DATA, NEXT, EVENTS, EV_NEXT, TLEVEL, EXIT, TYPE, OUT_START, OUT_END, ELAPSED_MS,
+            PID, STATE, SEQ, DATA, END, EVENTS, EV_NEXT, TLEVEL, EXIT, TYPE, OUT_START, OUT_END, ELAPSED_MS,
             ERROR, TEXT, LOCATION, SOURCE, INFO, AT, REASON, SESSIONS, COLUMNS, ROWS, ROW_COUNT, TRUNCATED,
             SQLCODE, VERSION, USER, IRIS);
 }

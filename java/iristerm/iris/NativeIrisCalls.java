@@ -61,6 +61,21 @@ public final class NativeIrisCalls implements IrisCalls {
         }
     }
 
+    /** Runs {@code work} with a connection of the pool (for calls outside the Terminal.Session API). */
+    public <T> T withConnection(java.util.function.Function<IRIS, T> work) {
+        IRIS iris = borrow();
+        try {
+            T result = work.apply(iris);
+            release(iris);
+            return result;
+        } catch (RuntimeException e) {
+            discard(iris);
+            throw e;
+        } finally {
+            permits.release();
+        }
+    }
+
     private IRIS borrow() {
         if (closed) {
             throw unavailable("the connection pool is closed (the server is shutting down)", null);

@@ -11,17 +11,30 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
-/** The packaged jar spawned as `java -jar iris-terminal-mcp.jar stdio`, one process per client. */
+/**
+ * A server spawned as a child JVM speaking MCP on stdio, one process per client: by default the
+ * packaged jar ({@code java -jar iris-terminal-mcp.jar stdio}).
+ */
 final class StdioServer implements ServerUnderTest {
     private final Path dataDir;
     private final List<String> options;
+    private final List<String> launch;
+    private final Map<String, String> env;
     private final List<McpSyncClient> clients = new ArrayList<>();
 
     StdioServer(Path dataDir, List<String> options) {
+        this(dataDir, options, List.of("-jar", jar().toString(), "stdio"), Map.of());
+    }
+
+    /** @param launch the JVM arguments that start a stdio server, e.g. -cp … Main stdio */
+    StdioServer(Path dataDir, List<String> options, List<String> launch, Map<String, String> env) {
         this.dataDir = dataDir;
         this.options = options;
+        this.launch = launch;
+        this.env = env;
     }
 
     static Path jar() {
@@ -31,10 +44,12 @@ final class StdioServer implements ServerUnderTest {
 
     @Override
     public McpSyncClient connect(Consumer<McpSchema.LoggingMessageNotification> logs) {
-        List<String> args = new ArrayList<>(List.of("-jar", jar().toString(), "stdio", "--data-dir", dataDir.toString()));
+        List<String> args = new ArrayList<>(launch);
+        args.addAll(List.of("--data-dir", dataDir.toString()));
         args.addAll(options);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        StdioClientTransport transport = new StdioClientTransport(ServerParameters.builder(java).args(args).build(), Json.MCP);
+        StdioClientTransport transport = new StdioClientTransport(
+                ServerParameters.builder(java).args(args).env(env).build(), Json.MCP);
         transport.setStdErrorHandler(line -> { });
         McpSyncClient client = McpClient.sync(transport)
                 .requestTimeout(Duration.ofSeconds(90))

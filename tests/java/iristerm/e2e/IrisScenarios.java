@@ -1,0 +1,173 @@
+package iristerm.e2e;
+
+import io.modelcontextprotocol.client.McpSyncClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static iristerm.e2e.Mcp.error;
+import static iristerm.e2e.Mcp.num;
+import static iristerm.e2e.Mcp.ok;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What an agent does in an IRIS terminal, through the SDK's client over stdio. The ObjectScript
+ * used is plain enough to run both on the contract fake and on a live instance.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+abstract class IrisScenarios {
+    protected abstract ServerUnderTest start() throws Exception;
+
+    ServerUnderTest server;
+    McpSyncClient client;
+
+    @BeforeAll
+    void startServer() throws Exception {
+        server = start();
+        client = server.connect(n -> { });
+    }
+
+    @AfterAll
+    void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    Map<String, Object> exec(String session, String code) {
+        return session == null ? ok(client, "iris_execute", "code", code)
+                : ok(client, "iris_execute", "code", code, "session", session);
+    }
+
+    String newSession() {
+        return (String) ok(client, "session_open", "kind", "iris").get("session");
+    }
+
+    @Test
+    void writeComesBackAsOutputWithNamespaceAndLevel() {
+        Map<String, Object> r = exec(null, "write \"hello\",!,\"world\"");
+        assertEquals("ok", r.get("status"), r::toString);
+        assertEquals("hello\nworld", r.get("output"));
+        assertEquals("USER", r.get("namespace"));
+        assertEquals(0L, num(r, "tlevel"));
+        assertTrue(r.containsKey("session"));
+    }
+
+    @Test
+    void defaultSessionKeepsVariables() {
+        String first = (String) exec(null, "set greeting=\"hi there\"").get("session");
+        Map<String, Object> r = exec(null, "write greeting");
+        assertEquals(first, r.get("session"));
+        assertEquals("hi there", r.get("output"));
+    }
+
+    @Test
+    void errorsAreDecomposed() {
+        String s = newSession();
+        Map<String, Object> r = exec(s, "write nosuchvariable");
+        assertEquals("error", r.get("status"), r::toString);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> e = (Map<String, Object>) r.get("error");
+        assertEquals("<UNDEFINED>", e.get("code"));
+        assertEquals("*nosuchvariable", e.get("info"));
+        assertTrue(((String) e.get("location")).contains("^"), e::toString);
+        assertTrue(((String) e.get("text")).startsWith("<UNDEFINED>"));
+    }
+
+    @Test
+    void readStopsAndIsAnsweredBySessionSend() {
+        String s = newSession();
+        Map<String, Object> r = exec(s, "write \"Name? \" read name");
+        assertEquals("reading", r.get("status"), r::toString);
+        assertTrue(((String) r.get("output")).contains("Name? "), r::toString);
+        Map<String, Object> answered = ok(client, "session_send", "session", s, "text", "Ada", "wait_ms", 10000,
+                "until", Map.of("prompt", true));
+        assertEquals("prompt", answered.get("reason"), answered::toString);
+        assertEquals("idle", answered.get("state"));
+        assertEquals("Ada", exec(s, "write name").get("output"));
+    }
+
+    @Test
+    void longCommandRunsOnAndIsInterrupted() {
+        String s = newSession();
+        Map<String, Object> r = ok(client, "iris_execute", "session", s, "code", "hang 30", "timeout_ms", 300);
+        assertEquals("running", r.get("status"), r::toString);
+        assertTrue(error(client, "iris_execute", "session", s, "code", "write 1").contains("still running"));
+        ok(client, "session_signal", "session", s, "signal", "INT");
+        Map<String, Object> after = ok(client, "session_read", "session", s, "wait_ms", 10000,
+                "until", Map.of("prompt", true));
+        assertEquals("prompt", after.get("reason"), after::toString);
+        assertTrue(((String) after.get("data")).contains("<INTERRUPT>"), after::toString);
+        assertEquals("ok", exec(s, "write 2").get("status"));
+    }
+
+    @Test
+    void namespaceAndTransactionLevelAreTracked() {
+        String s = newSession();
+        assertEquals("%SYS", exec(s, "zn \"%SYS\"").get("namespace"));
+        assertEquals("%SYS", exec(s, "write 1").get("namespace"));
+        Map<String, Object> t = exec(s, "tstart");
+        assertEquals(1L, num(t, "tlevel"));
+        assertEquals(0L, num(exec(s, "trollback"), "tlevel"));
+        Map<String, Object> in = ok(client, "iris_execute", "session", s, "code", "write $namespace", "namespace", "USER");
+        assertEquals("USER", in.get("output"));
+    }
+
+    @Test
+    void haltEndsTheSessionAndTheNextCallGetsANewOne() {
+        String before = (String) exec(null, "write 1").get("session");
+        Map<String, Object> h = exec(before, "halt");
+        assertTrue(((String) h.get("hint")).contains("ended"), h::toString);
+        Map<String, Object> listed = ok(client, "session_list", "session", before);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> row = ((List<Map<String, Object>>) listed.get("sessions")).get(0);
+        assertEquals("exited", row.get("state"));
+        assertNotEquals(before, exec(null, "write 2").get("session"));
+    }
+
+    @Test
+    void sessionToolsWorkOnIrisSessions() {
+        String s = newSession();
+        Map<String, Object> sent = ok(client, "session_send", "session", s, "text", "write \"forty\"_\"two\"", "wait_ms", 10000,
+                "until", Map.of("prompt", true));
+        assertEquals("prompt", sent.get("reason"), sent::toString);
+        assertTrue(((String) sent.get("data")).contains("\nfortytwo"), sent::toString);
+        @SuppressWarnings("unchecked")
+        Map<String, Object> row = ((List<Map<String, Object>>) ok(client, "session_list", "session", s)
+                .get("sessions")).get(0);
+        assertEquals("iris", row.get("kind"));
+        assertEquals("USER", row.get("namespace"));
+        assertTrue(error(client, "session_resize", "session", s, "cols", 80, "rows", 24).contains("no terminal size"));
+        Map<String, Object> closed = ok(client, "session_close", "session", s);
+        assertEquals("exited", closed.get("state"));
+        assertTrue(error(client, "iris_execute", "session", s, "code", "write 1").contains("exited"));
+    }
+
+    @Test
+    void sqlAnswersColumnsRowsAndErrors() {
+        Map<String, Object> one = ok(client, "iris_sql", "query", "SELECT 1 AS one");
+        assertEquals(0L, num(one, "sqlcode"));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> cols = (List<Map<String, Object>>) one.get("columns");
+        assertEquals("one", String.valueOf(cols.get(0).get("name")).toLowerCase());
+        assertEquals(1L, num(one, "row_count"));
+
+        Map<String, Object> capped = ok(client, "iris_sql", "query", "SELECT ID, Name FROM Sample.Person WHERE ID > ?",
+                "params", List.of(0), "max_rows", 1);
+        assertEquals(Boolean.TRUE, capped.get("truncated"), capped::toString);
+        assertEquals(1, ((List<?>) capped.get("rows")).size());
+
+        String bad = error(client, "iris_sql", "query", "SELECT * FROM No.Such.Table");
+        assertTrue(bad.contains("SQLCODE -30"), bad);
+    }
+}
