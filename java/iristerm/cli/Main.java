@@ -7,12 +7,14 @@ import picocli.CommandLine.Command;
 /** Entry point of the jar: {@code stdio} (an MCP client spawns it) and the other modes as subcommands. */
 @Command(name = "iris-terminal-mcp", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class,
         description = "MCP server giving AI agents persistent IRIS terminals and supervised PTY processes.",
-        subcommands = {StdioCommand.class, InstallCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, StdioCommand.class, InstallCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     public static void main(String[] args) {
         // stdout belongs to the MCP transport in stdio mode: nothing else may write there
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        // Undertow and XNIO log through JBoss Logging: send it to the same place
+        System.setProperty("org.jboss.logging.provider", "slf4j");
         int code = new CommandLine(new Main())
                 .setCaseInsensitiveEnumValuesAllowed(true)
                 .setExecutionExceptionHandler(Main::startupFailed)

@@ -1,0 +1,153 @@
+package iristerm.cli;
+
+import iristerm.http.McpHttpServer;
+import iristerm.security.OriginPolicy;
+import iristerm.security.Tokens;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** MCP over Streamable HTTP on Undertow: the standalone server. */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = {"Serve MCP over Streamable HTTP at http://HOST:PORT/mcp (bearer token required).",
+                "Without --token or --tokens-file a token is generated, stored 0600 in the data directory, "
+                        + "and printed to stderr with a ready-to-paste client configuration."})
+final class ServeCommand implements Callable<Integer> {
+    private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+
+    @Mixin
+    CommonOptions options;
+
+    @Mixin
+    IrisOptions irisOptions;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "${env:IRIS_TERMINAL_LISTEN:-127.0.0.1:8765}",
+            description = "Address to listen on; port 0 picks a free one (env IRIS_TERMINAL_LISTEN; default: ${DEFAULT-VALUE}).")
+    String listen;
+
+    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:IRIS_TERMINAL_TOKEN}",
+            description = "The bearer token clients must send (identity \"default\"); env IRIS_TERMINAL_TOKEN.")
+    String token;
+
+    @Option(names = "--tokens-file", paramLabel = "FILE", defaultValue = "${env:IRIS_TERMINAL_TOKENS_FILE}",
+            description = "File of \"identity token\" lines: several identities, each owning its own sessions "
+                    + "(env IRIS_TERMINAL_TOKENS_FILE).")
+    Path tokensFile;
+
+    @Option(names = "--allow-origin", paramLabel = "ORIGIN", split = ",",
+            description = "Extra allowed Origin (e.g. http://localhost:6274 for the MCP Inspector); repeatable.")
+    List<String> allowOrigins = List.of();
+
+    @Option(names = "--no-auth", description = "Serve without a token (loopback listeners only; prints a warning).")
+    boolean noAuth;
+
+    @Option(names = "--max-body-bytes", paramLabel = "N", defaultValue = "${env:IRIS_TERMINAL_MAX_BODY_BYTES:-4194304}",
+            description = "Largest request body (env IRIS_TERMINAL_MAX_BODY_BYTES; default: ${DEFAULT-VALUE}).")
+    int maxBodyBytes;
+
+    @Option(names = "--mcp-session-idle", paramLabel = "SECONDS", defaultValue = "${env:IRIS_TERMINAL_MCP_SESSION_IDLE:-1800}",
+            description = "Close MCP sessions (not terminal sessions) idle this long (default: ${DEFAULT-VALUE}).")
+    long mcpSessionIdleSeconds;
+
+    @Override
+    public Integer call() throws IOException {
+        int colon = listen.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("--listen must be HOST:PORT, e.g. 127.0.0.1:8765; got " + listen);
+        }
+        String host = listen.substring(0, colon).replace("[", "").replace("]", "");
+        int port = Integer.parseInt(listen.substring(colon + 1));
+        boolean loopback = isLoopback(host);
+
+        Tokens tokens = null;
+        String shownToken = null;
+        if (noAuth) {
+            LOG.warn("--no-auth: anyone who can reach {} may run commands as this user", listen);
+        } else if (tokensFile != null) {
+            tokens = Tokens.fromFile(tokensFile);
+        } else if (token != null && !token.isBlank()) {
+            tokens = Tokens.single(token);
+        } else {
+            Tokens.StoredToken stored = Tokens.loadOrGenerate(options.dataDir);
+            tokens = Tokens.single(stored.token());
+            shownToken = stored.token();
+        }
+
+        var iris = irisOptions.connect();
+        ProcessPolicyDecision process = decide(loopback, iris != null);
+        ServerRuntime runtime = new ServerRuntime(options, iris, process.on(), process.offReason());
+        McpHttpServer http;
+        try {
+            http = McpHttpServer.start(new McpHttpServer.Config(host, port, tokens,
+                            OriginPolicy.forListenHost(host, allowOrigins), noAuth, maxBodyBytes,
+                            Duration.ofSeconds(mcpSessionIdleSeconds), McpHttpServer.DEFAULT_KEEP_ALIVE),
+                    transport -> runtime.assembly.build(transport, false));
+        } catch (RuntimeException e) {
+            runtime.close();
+            throw e;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            LOG.info("shutting down: closing sessions and ending their processes");
+            http.stop();
+            runtime.close();
+            stopped.countDown();
+        }, "shutdown"));
+        System.err.println("iris-terminal-mcp listening on " + http.endpoint() + " (process engine "
+                + (process.on() ? "on" : "off") + (iris != null ? ", IRIS " + iris.describe() : ", no IRIS") + ")");
+        if (shownToken != null) {
+            printClientConfig(http.endpoint().toString(), shownToken);
+        }
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    private record ProcessPolicyDecision(boolean on, String offReason) {
+    }
+
+    /** auto: on for a loopback server without IRIS (a developer's own machine), off otherwise. */
+    private ProcessPolicyDecision decide(boolean loopback, boolean withIris) {
+        return switch (options.process) {
+            case on -> new ProcessPolicyDecision(true, null);
+            case off -> new ProcessPolicyDecision(false, "the process engine is off on this server (--process off)");
+            case auto -> loopback && !withIris ? new ProcessPolicyDecision(true, null)
+                    : new ProcessPolicyDecision(false, "the process engine is off on this server: with --process auto "
+                    + "it is on only for a loopback server without IRIS; its administrator can start it with --process on");
+        };
+    }
+
+    private static void printClientConfig(String url, String token) {
+        System.err.println();
+        System.err.println("Bearer token (stored 0600 in the data directory): " + token);
+        System.err.println("Claude Code:");
+        System.err.println("  claude mcp add --transport http iris-terminal " + url
+                + " --header \"Authorization: Bearer " + token + "\"");
+        System.err.println("Any client (JSON):");
+        System.err.println("  {\"mcpServers\": {\"iris-terminal\": {\"type\": \"http\", \"url\": \"" + url
+                + "\", \"headers\": {\"Authorization\": \"Bearer " + token + "\"}}}}");
+        System.err.println();
+    }
+
+    private static boolean isLoopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package iristerm.http;
+
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
+import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
+import io.undertow.Undertow;
+import io.undertow.server.HttpHandler;
+import iristerm.mcp.Json;
+import iristerm.security.OriginPolicy;
+import iristerm.security.Tokens;
+
+/**
+ * The standalone MCP endpoint: Undertow serving {@code /mcp} on one address, in front of the
+ * Streamable HTTP transport, with the request body capped, {@code Host}/{@code Origin} checked
+ * and a bearer token required. The MCP server itself is built by the caller on the transport
+ * handed to it, so the tool set is assembled in one place for every way of running.
+ */
+public final class McpHttpServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(McpHttpServer.class);
+
+    public static final String ENDPOINT_PATH = "/mcp";
+    public static final int DEFAULT_MAX_BODY_BYTES = 4 << 20;
+    public static final Duration DEFAULT_SESSION_IDLE_TIMEOUT = Duration.ofMinutes(30);
+    public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(15);
+
+    /**
+     * @param host               address to bind; 127.0.0.1 unless remote clients are intended
+     * @param port               TCP port; 0 picks a free one (see {@link #port()})
+     * @param tokens             bearer tokens and their identities; null only with {@code noAuth}
+     * @param originPolicy       allowed Host and Origin headers
+     * @param noAuth             serve without tokens, every caller being {@link Tokens#DEFAULT_IDENTITY};
+     *                           refused unless {@code host} is a loopback address
+     * @param maxBodyBytes       largest accepted request body (413 beyond)
+     * @param sessionIdleTimeout MCP sessions with no open stream and no request for this long are closed
+     * @param keepAliveInterval  how often an idle SSE stream gets a comment line (and a dead client is noticed)
+     */
+    public record Config(String host, int port, Tokens tokens, OriginPolicy originPolicy, boolean noAuth,
+            int maxBodyBytes, Duration sessionIdleTimeout, Duration keepAliveInterval) {
+
+        public Config {
+            Objects.requireNonNull(host, "host");
+            Objects.requireNonNull(originPolicy, "originPolicy");
+            Objects.requireNonNull(sessionIdleTimeout, "sessionIdleTimeout");
+            Objects.requireNonNull(keepAliveInterval, "keepAliveInterval");
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port must be 0-65535, was " + port);
+            }
+            if (maxBodyBytes <= 0) {
+                throw new IllegalArgumentException("maxBodyBytes must be positive, was " + maxBodyBytes);
+            }
+            if (sessionIdleTimeout.isNegative() || sessionIdleTimeout.isZero()
+                    || keepAliveInterval.isNegative() || keepAliveInterval.isZero()) {
+                throw new IllegalArgumentException("sessionIdleTimeout and keepAliveInterval must be positive");
+            }
+            if (noAuth && !isLoopback(host)) {
+                throw new IllegalArgumentException("Refusing to serve without authentication on " + host
+                        + ": that address is reachable from other machines. Listen on 127.0.0.1 (or ::1), "
+                        + "or configure a bearer token.");
+            }
+            if (!noAuth && tokens == null) {
+                throw new IllegalArgumentException("Bearer tokens are required unless authentication is disabled");
+            }
+        }
+
+        private static boolean isLoopback(String host) {
+            try {
+                return InetAddress.getByName(host).isLoopbackAddress();
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("Cannot resolve listen host " + host, e);
+            }
+        }
+    }
+
+    private final Undertow undertow;
+    private final UndertowStreamableTransport transport;
+    private final McpSyncServer mcpServer;
+    private final InetSocketAddress address;
+    private boolean stopped;
+
+    private McpHttpServer(Undertow undertow, UndertowStreamableTransport transport, McpSyncServer mcpServer) {
+        this.undertow = undertow;
+        this.transport = transport;
+        this.mcpServer = mcpServer;
+        this.address = (InetSocketAddress) undertow.getListenerInfo().get(0).getAddress();
+    }
+
+    /**
+     * Builds the MCP server with {@code serverFactory} on a new transport and starts listening.
+     *
+     * @throws RuntimeException if the address cannot be bound (nothing is left running then)
+     */
+    public static McpHttpServer start(Config config,
+            Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory) {
+        return start(config, serverFactory, System::nanoTime);
+    }
+
+    static McpHttpServer start(Config config,
+            Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory, LongSupplier nanoClock) {
+        McpJsonMapper json = Json.MCP;
+        UndertowStreamableTransport transport = new UndertowStreamableTransport(json, config.maxBodyBytes(),
+                config.keepAliveInterval(), config.sessionIdleTimeout(), nanoClock);
+        McpSyncServer mcpServer = null;
+        try {
+            mcpServer = Objects.requireNonNull(serverFactory.apply(transport), "serverFactory returned null");
+            HttpHandler identified = config.noAuth()
+                    ? exchange -> {
+                        exchange.putAttachment(UndertowStreamableTransport.IDENTITY, Tokens.DEFAULT_IDENTITY);
+                        transport.handleRequest(exchange);
+                    }
+                    : new BearerAuth(config.tokens(), transport);
+            HttpHandler guarded = new OriginGuard(config.originPolicy(), identified);
+            Undertow undertow = Undertow.builder()
+                    .addHttpListener(config.port(), config.host())
+                    .setHandler(exchange -> {
+                        if (ENDPOINT_PATH.equals(exchange.getRequestPath())) {
+                            guarded.handleRequest(exchange);
+                        } else {
+                            Responses.error(exchange, 404, ErrorCodes.INVALID_REQUEST,
+                                    "Not found; the MCP endpoint is " + ENDPOINT_PATH);
+                        }
+                    })
+                    .build();
+            undertow.start();
+            McpHttpServer server = new McpHttpServer(undertow, transport, mcpServer);
+            log.info("MCP endpoint listening on {}{}", server.endpoint(),
+                    config.noAuth() ? " WITHOUT authentication" : "");
+            return server;
+        } catch (RuntimeException e) {
+            if (mcpServer != null) {
+                mcpServer.close();
+            }
+            transport.closeGracefully().block();
+            throw e;
+        }
+    }
+
+    /** The bound port (the real one when the configured port was 0). */
+    public int port() {
+        return address.getPort();
+    }
+
+    /** {@code http://host:port/mcp} as local clients reach it (loopback for a wildcard listener). */
+    public URI endpoint() {
+        InetAddress ip = address.getAddress().isAnyLocalAddress() ? InetAddress.getLoopbackAddress()
+                : address.getAddress();
+        String literal = ip.getHostAddress().replaceFirst("%.*$", "");
+        String host = ip instanceof Inet6Address ? "[" + literal + "]" : literal;
+        return URI.create("http://" + host + ":" + port() + ENDPOINT_PATH);
+    }
+
+    /**
+     * Closes every MCP session and its streams, waits a bounded time for open responses to end,
+     * then stops Undertow. Idempotent.
+     */
+    public synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        try {
+            mcpServer.closeGracefully();
+        } catch (RuntimeException e) {
+            log.warn("Closing the MCP server failed: {}", e.toString());
+        }
+        // Ends the streams even if the server's close failed; a no-op after a clean close.
+        transport.closeGracefully().block();
+        undertow.stop();
+        log.info("MCP endpoint on port {} stopped", port());
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    UndertowStreamableTransport transport() {
+        return transport;
+    }
+}
