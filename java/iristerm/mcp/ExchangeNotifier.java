@@ -1,15 +1,21 @@
 package iristerm.mcp;
 
-import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpServerTransportProviderBase;
 import iristerm.session.NotifyTarget;
 import iristerm.session.Session;
 
+import java.time.Duration;
+
 /**
- * Pushes a session's output and exit to the client that opened it with notify, as MCP logging
- * notifications whose logger names the session.
+ * Pushes a session's output and exit to the MCP session that opened it with notify, as logging
+ * notifications whose logger names the terminal session. They go through the transport to that
+ * client's session (over HTTP: its GET stream), not through the exchange of the opening call,
+ * whose response stream is long closed by then.
  */
-record ExchangeNotifier(McpSyncServerExchange exchange) implements NotifyTarget {
+record ExchangeNotifier(McpServerTransportProviderBase transport, String mcpSession) implements NotifyTarget {
+    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(5);
+
     @Override
     public void output(Session session, String text) {
         send(McpSchema.LoggingLevel.INFO, session, text);
@@ -23,10 +29,11 @@ record ExchangeNotifier(McpSyncServerExchange exchange) implements NotifyTarget 
     }
 
     private void send(McpSchema.LoggingLevel level, Session session, String text) {
-        exchange.loggingNotification(McpSchema.LoggingMessageNotification.builder()
+        McpSchema.LoggingMessageNotification n = McpSchema.LoggingMessageNotification.builder()
                 .level(level)
                 .logger("session/" + session.id())
                 .data(text)
-                .build());
+                .build();
+        transport.notifyClient(mcpSession, McpSchema.METHOD_NOTIFICATION_MESSAGE, n).block(SEND_TIMEOUT);
     }
 }

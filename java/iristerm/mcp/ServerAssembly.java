@@ -6,8 +6,10 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpServerTransportProvider;
+import io.modelcontextprotocol.spec.McpServerTransportProviderBase;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import iristerm.iris.IrisApi;
+import iristerm.session.NotifyTarget;
 import iristerm.session.Session;
 import iristerm.session.SessionException;
 import org.slf4j.Logger;
@@ -45,14 +47,24 @@ public final class ServerAssembly {
 
     private final ServerContext ctx;
     private final List<ToolSpec> tools = new ArrayList<>();
+    /** the transport the server was built on; notifications outside a call go through it */
+    private volatile McpServerTransportProviderBase transport;
 
     /** @param iris IRIS reached by this server, or null when none is configured */
     public ServerAssembly(ServerContext ctx, IrisApi iris) {
         this.ctx = ctx;
         IrisTools irisTools = new IrisTools(ctx, iris);
-        tools.addAll(new SessionTools(ctx, irisTools).all());
+        tools.addAll(new SessionTools(ctx, irisTools, this::notifier).all());
         tools.addAll(irisTools.all());
         irisTools.reattach();
+    }
+
+    private NotifyTarget notifier(Caller caller) {
+        McpServerTransportProviderBase t = transport;
+        if (t == null || caller.exchange() == null) {
+            throw new SessionException("this transport cannot push notifications; read with session_read instead");
+        }
+        return new ExchangeNotifier(t, caller.exchange().sessionId());
     }
 
     public List<ToolSpec> tools() {
@@ -61,11 +73,13 @@ public final class ServerAssembly {
 
     /** stdio and other single-client transports */
     public McpSyncServer build(McpServerTransportProvider transport) {
+        this.transport = transport;
         return configure(McpServer.sync(transport), false);
     }
 
     /** Streamable HTTP, standalone (Undertow) or hosted (IRIS); hosted servers run each tool on the calling thread */
     public McpSyncServer build(McpStreamableServerTransportProvider transport, boolean immediateExecution) {
+        this.transport = transport;
         return configure(McpServer.sync(transport), immediateExecution);
     }
 

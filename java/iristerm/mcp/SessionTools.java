@@ -21,10 +21,13 @@ import java.util.regex.PatternSyntaxException;
 final class SessionTools {
     private final ServerContext ctx;
     private final IrisSessions iris;
+    private final java.util.function.Function<Caller, iristerm.session.NotifyTarget> notifier;
 
-    SessionTools(ServerContext ctx, IrisSessions iris) {
+    SessionTools(ServerContext ctx, IrisSessions iris,
+                 java.util.function.Function<Caller, iristerm.session.NotifyTarget> notifier) {
         this.ctx = ctx;
         this.iris = iris;
+        this.notifier = notifier;
     }
 
     List<ToolSpec> all() {
@@ -69,7 +72,7 @@ final class SessionTools {
                 default -> throw new SessionException("'kind' must be process or iris; got '" + kind + "'");
             };
             if (a.bool("notify", false)) {
-                ctx.sessions().notifyTo(s, new ExchangeNotifier(c.exchange()));
+                ctx.sessions().notifyTo(s, notifier.apply(c));
             }
             SessionMeta m = s.meta();
             return new Answer(Results.map("session", s.id(), "kind", m.kind(), "name", m.name(),
