@@ -21,17 +21,30 @@ final class PosixSignals {
     private PosixSignals() {
     }
 
-    static void killGroup(long pgid, int signal) throws IOException {
-        if (pgid <= 1) {
-            throw new IOException("no process group to signal");
+    private static final int ESRCH = 3;
+
+    /** Signals a process group; false when there is no such group (yet, or any more). */
+    static boolean killGroup(long pgid, int signal) throws IOException {
+        return kill(-pgid, signal);
+    }
+
+    /** Signals one process; false when there is no such process. */
+    static boolean killProcess(long pid, int signal) throws IOException {
+        return kill(pid, signal);
+    }
+
+    private static boolean kill(long target, int signal) throws IOException {
+        if (Math.abs(target) <= 1) {
+            throw new IOException("no process to signal");
         }
-        if (LIBC.kill((int) -pgid, signal) != 0) {
-            int errno = Native.getLastError();
-            // ESRCH: the group is already gone, which is what the caller wanted
-            if (errno != 3) {
-                throw new IOException("kill(-" + pgid + ", " + signal + ") failed, errno " + errno);
-            }
+        if (LIBC.kill((int) target, signal) == 0) {
+            return true;
         }
+        int errno = Native.getLastError();
+        if (errno == ESRCH) {
+            return false;
+        }
+        throw new IOException("kill(" + target + ", " + signal + ") failed, errno " + errno);
     }
 
     /**

@@ -179,7 +179,10 @@ public final class ProcessEngine implements Engine {
                 return;
             }
         }
-        PosixSignals.killGroup(group, signal.number());
+        // a child that has not yet made itself group leader (just started) is signalled directly
+        if (!PosixSignals.killGroup(group, signal.number()) && process.isAlive()) {
+            PosixSignals.killProcess(group, signal.number());
+        }
     }
 
     @Override

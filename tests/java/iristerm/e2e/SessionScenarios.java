@@ -281,6 +281,8 @@ abstract class SessionScenarios {
     void resizeReachesTheTerminal() {
         String s = openBash();
         ok(client, "session_resize", "session", s, "cols", 100, "rows", 30);
+        // the shell may redraw its prompt on SIGWINCH; let that settle so it is not taken for the answer
+        ok(client, "session_read", "session", s, "wait_ms", 3000, "until", Map.of("quiet_ms", 300));
         Map<String, Object> r = run(s, "stty size");
         assertTrue(((String) r.get("data")).contains("30 100"), r::toString);
         String p = open("command", "cat", "mode", "pipe");
