@@ -1,6 +1,5 @@
 package iristerm.e2e;
 
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -13,7 +12,6 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +30,7 @@ final class HttpServer implements ServerUnderTest {
 
     private final Process process;
     private final URI endpoint;
-    private final List<McpSyncClient> clients = new ArrayList<>();
+    private final Clients clients = new Clients();
 
     HttpServer(Path dataDir, List<String> options) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -84,27 +82,13 @@ final class HttpServer implements ServerUnderTest {
                 .jsonMapper(Json.MCP)
                 .requestBuilder(HttpRequest.newBuilder().header("Authorization", "Bearer " + token))
                 .build();
-        McpSyncClient client = McpClient.sync(transport)
-                .requestTimeout(Duration.ofSeconds(90))
-                .initializationTimeout(Duration.ofSeconds(30))
-                .loggingConsumer(logs)
-                .build();
-        client.initialize();
-        synchronized (clients) {
-            clients.add(client);
-        }
-        return client;
+        return clients.connect(transport, logs);
     }
 
     /** SIGTERM: the server closes its sessions (ending their processes) and exits. */
     @Override
     public void close() {
-        synchronized (clients) {
-            for (McpSyncClient c : clients) {
-                c.closeGracefully();
-            }
-            clients.clear();
-        }
+        clients.closeAll();
         process.destroy();
         try {
             if (!process.waitFor(20, TimeUnit.SECONDS)) {

@@ -1,6 +1,5 @@
 package iristerm.e2e;
 
-import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
@@ -8,7 +7,6 @@ import io.modelcontextprotocol.spec.McpSchema;
 import iristerm.mcp.Json;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +21,7 @@ final class StdioServer implements ServerUnderTest {
     private final List<String> options;
     private final List<String> launch;
     private final Map<String, String> env;
-    private final List<McpSyncClient> clients = new ArrayList<>();
+    private final Clients clients = new Clients();
 
     StdioServer(Path dataDir, List<String> options) {
         this(dataDir, options, List.of("-jar", jar().toString(), "stdio"), Map.of());
@@ -51,26 +49,12 @@ final class StdioServer implements ServerUnderTest {
         StdioClientTransport transport = new StdioClientTransport(
                 ServerParameters.builder(java).args(args).env(env).build(), Json.MCP);
         transport.setStdErrorHandler(line -> { });
-        McpSyncClient client = McpClient.sync(transport)
-                .requestTimeout(Duration.ofSeconds(90))
-                .initializationTimeout(Duration.ofSeconds(30))
-                .loggingConsumer(logs)
-                .build();
-        client.initialize();
-        synchronized (clients) {
-            clients.add(client);
-        }
-        return client;
+        return clients.connect(transport, logs);
     }
 
     /** Closing the client closes the server's stdin, which ends the server gracefully. */
     @Override
     public void close() {
-        synchronized (clients) {
-            for (McpSyncClient c : clients) {
-                c.closeGracefully();
-            }
-            clients.clear();
-        }
+        clients.closeAll();
     }
 }
