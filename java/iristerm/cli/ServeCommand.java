@@ -45,11 +45,13 @@ final class ServeCommand implements Callable<Integer> {
                     + "(env IRIS_TERMINAL_TOKENS_FILE).")
     Path tokensFile;
 
-    @Option(names = "--allow-origin", paramLabel = "ORIGIN", split = ",",
-            description = "Extra allowed Origin (e.g. http://localhost:6274 for the MCP Inspector); repeatable.")
+    @Option(names = "--allow-origin", paramLabel = "ORIGIN", split = ",", defaultValue = "${env:IRIS_TERMINAL_ALLOW_ORIGIN}",
+            description = "Extra allowed Origin (e.g. http://localhost:6274 for the MCP Inspector); repeatable or "
+                    + "comma-separated (env IRIS_TERMINAL_ALLOW_ORIGIN).")
     List<String> allowOrigins = List.of();
 
-    @Option(names = "--no-auth", description = "Serve without a token (loopback listeners only; prints a warning).")
+    @Option(names = "--no-auth", defaultValue = "${env:IRIS_TERMINAL_NO_AUTH:-false}",
+            description = "Serve without a token: loopback listeners only, prints a warning (env IRIS_TERMINAL_NO_AUTH).")
     boolean noAuth;
 
     @Option(names = "--max-body-bytes", paramLabel = "N", defaultValue = "${env:IRIS_TERMINAL_MAX_BODY_BYTES:-4194304}",
@@ -90,7 +92,8 @@ final class ServeCommand implements Callable<Integer> {
         McpHttpServer http;
         try {
             http = McpHttpServer.start(new McpHttpServer.Config(host, port, tokens,
-                            OriginPolicy.forListenHost(host, allowOrigins), noAuth, maxBodyBytes,
+                            OriginPolicy.forListenHost(host, allowOrigins == null ? List.of() : allowOrigins),
+                            noAuth, maxBodyBytes,
                             Duration.ofSeconds(mcpSessionIdleSeconds), McpHttpServer.DEFAULT_KEEP_ALIVE),
                     transport -> runtime.assembly.build(transport, false));
         } catch (RuntimeException e) {
