@@ -3,6 +3,7 @@ package iristerm.cli;
 import iristerm.iris.IrisApi;
 import iristerm.iris.IrisCalls;
 import iristerm.iris.IrisMethod;
+import iristerm.mcp.ProcessGate;
 import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.ServerContext;
 import iristerm.session.SessionManager;
@@ -30,7 +31,7 @@ final class ServerRuntime implements AutoCloseable {
         }
         this.sessions = options.sessionManager();
         ServerContext ctx = new ServerContext(sessions, options.limits(), options.identity,
-                processOn ? null : offReason);
+                ProcessGate.fixed(processOn ? null : offReason));
         this.assembly = new ServerAssembly(ctx, iris == null ? null : new IrisApi(iris));
     }
 

@@ -25,8 +25,8 @@ import iristerm.security.Tokens;
 
 /**
  * The standalone MCP endpoint: Undertow serving {@code /mcp} on one address, in front of the
- * Streamable HTTP transport, with the request body capped, {@code Host}/{@code Origin} checked
- * and a bearer token required. The MCP server itself is built by the caller on the transport
+ * Streamable HTTP transport ({@link StreamableCore}, streamed by {@link UndertowStreamableTransport}),
+ * with the request body capped, {@code Host}/{@code Origin} checked and a bearer token required. The MCP server itself is built by the caller on the transport
  * handed to it, so the tool set is assembled in one place for every way of running.
  */
 public final class McpHttpServer implements AutoCloseable {
@@ -87,12 +87,12 @@ public final class McpHttpServer implements AutoCloseable {
     }
 
     private final Undertow undertow;
-    private final UndertowStreamableTransport transport;
+    private final StreamableCore transport;
     private final McpSyncServer mcpServer;
     private final InetSocketAddress address;
     private boolean stopped;
 
-    private McpHttpServer(Undertow undertow, UndertowStreamableTransport transport, McpSyncServer mcpServer) {
+    private McpHttpServer(Undertow undertow, StreamableCore transport, McpSyncServer mcpServer) {
         this.undertow = undertow;
         this.transport = transport;
         this.mcpServer = mcpServer;
@@ -112,17 +112,19 @@ public final class McpHttpServer implements AutoCloseable {
     static McpHttpServer start(Config config,
             Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory, LongSupplier nanoClock) {
         McpJsonMapper json = Json.MCP;
-        UndertowStreamableTransport transport = new UndertowStreamableTransport(json, config.maxBodyBytes(),
-                config.keepAliveInterval(), config.sessionIdleTimeout(), nanoClock);
+        StreamableCore transport = new StreamableCore(json, config.maxBodyBytes(), config.sessionIdleTimeout(),
+                nanoClock);
         McpSyncServer mcpServer = null;
         try {
             mcpServer = Objects.requireNonNull(serverFactory.apply(transport), "serverFactory returned null");
+            UndertowStreamableTransport endpoint = new UndertowStreamableTransport(transport,
+                    config.keepAliveInterval());
             HttpHandler identified = config.noAuth()
                     ? exchange -> {
                         exchange.putAttachment(UndertowStreamableTransport.IDENTITY, Tokens.DEFAULT_IDENTITY);
-                        transport.handleRequest(exchange);
+                        endpoint.handleRequest(exchange);
                     }
-                    : new BearerAuth(config.tokens(), transport);
+                    : new BearerAuth(config.tokens(), endpoint);
             HttpHandler guarded = new OriginGuard(config.originPolicy(), identified);
             Undertow undertow = Undertow.builder()
                     .addHttpListener(config.port(), config.host())
@@ -188,7 +190,7 @@ public final class McpHttpServer implements AutoCloseable {
         stop();
     }
 
-    UndertowStreamableTransport transport() {
+    StreamableCore transport() {
         return transport;
     }
 }

@@ -29,7 +29,7 @@ import io.undertow.util.Headers;
  * <p>A periodic comment keeps proxies from timing the stream out and, as a write, is also how a
  * vanished client is noticed: HTTP/1.1 gives no other signal while the server is the one talking.
  */
-final class SseStream {
+final class SseStream implements EventStream {
 
     private static final Logger log = LoggerFactory.getLogger(SseStream.class);
 
@@ -63,49 +63,42 @@ final class SseStream {
     /**
      * Takes over {@code exchange} for an event-stream response. The caller must have dispatched
      * the exchange so that returning from the handler does not end it, and calls
-     * {@link #sendHeaders()} once whatever should exist before the client sees the stream does.
+     * {@link #start()} once whatever should exist before the client sees the stream does.
      */
     static SseStream open(HttpServerExchange exchange, Duration keepAlive) {
         exchange.setStatusCode(200);
-        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/event-stream; charset=UTF-8");
+        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, SseFormat.CONTENT_TYPE);
         exchange.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-cache");
         return new SseStream(exchange, keepAlive);
     }
 
     /** Sends the response headers now rather than with the first event. */
-    void sendHeaders() {
+    @Override
+    public void start() {
         schedulePump();
     }
 
-    /** Completes when the response has ended, normally or because the client went away. */
-    CompletableFuture<Void> closed() {
+    @Override
+    public CompletableFuture<Void> closed() {
         return closed;
     }
 
-    /**
-     * Queues a {@code message} event. Returns false if the stream is ending or gone, in which
-     * case the event is dropped.
-     */
-    boolean sendEvent(String id, String data) {
-        StringBuilder event = new StringBuilder(data.length() + 64);
-        if (id != null) {
-            event.append("id: ").append(id).append('\n');
-        }
-        // A line break inside data would end the field early; each line needs its own prefix.
-        event.append("event: message\ndata: ").append(data.replace("\n", "\ndata: ")).append("\n\n");
-        return enqueue(event.toString().getBytes(StandardCharsets.UTF_8));
+    @Override
+    public boolean send(String id, String data) {
+        return enqueue(SseFormat.event(id, data).getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Ends the response after everything queued so far has been written. Idempotent. */
-    void end() {
+    @Override
+    public void end() {
         if (!ending) {
             ending = true;
             schedulePump();
         }
     }
 
-    /** Drops the connection without finishing the response; for streams that will not end by themselves. */
-    void abort() {
+    /** Drops the connection without finishing the response. */
+    @Override
+    public void abort() {
         io.execute(() -> fail(null));
     }
 

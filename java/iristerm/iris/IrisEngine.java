@@ -136,6 +136,12 @@ public final class IrisEngine implements Engine {
         throw new SessionException("an iris session has no terminal size to change; session_resize is for pty sessions");
     }
 
+    /** IRIS owns the job: it idles it out itself, and in hosted mode only a gateway thread may call IRIS. */
+    @Override
+    public boolean outlivesServer() {
+        return true;
+    }
+
     @Override
     public SessionState liveState(String lastLine) {
         return state;

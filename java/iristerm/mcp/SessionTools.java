@@ -84,8 +84,9 @@ final class SessionTools {
     }
 
     private Session openProcess(Caller c, Args a) {
-        if (ctx.processOff() != null) {
-            throw new SessionException(ctx.processOff());
+        String refusal = ctx.process().refusal(c);
+        if (refusal != null) {
+            throw new SessionException(refusal);
         }
         String command = a.string("command", "bash");
         List<String> args = a.strings("args");

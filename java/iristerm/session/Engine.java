@@ -35,6 +35,15 @@ public interface Engine {
         return false;
     }
 
+    /**
+     * True when the session's process belongs to someone else who ends it on their own terms (an
+     * IRIS job: IRIS applies the idle timeout, and the job lives on across restarts of this
+     * server), so this server neither idles it out nor ends it when it stops.
+     */
+    default boolean outlivesServer() {
+        return false;
+    }
+
     /** Ends the engine: politely, then by force after {@code graceMillis}. Blocks at most that long (plus a bound). */
     void terminate(boolean force, long graceMillis);
 }

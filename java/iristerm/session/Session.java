@@ -426,6 +426,12 @@ public final class Session implements EngineSink {
         log.wakeAll();
     }
 
+    /** Whether this server ends the session at idle timeout and shutdown (not so for IRIS jobs). */
+    public boolean endsWithServer() {
+        Engine e = engine;
+        return e != null && !e.outlivesServer();
+    }
+
     /** Ends the engine (graceful, then forced after {@code graceMs}) and waits, bounded, for its exit. */
     public void terminate(boolean force, long graceMs) {
         Engine e = engine;

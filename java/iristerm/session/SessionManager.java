@@ -107,20 +107,22 @@ public final class SessionManager implements AutoCloseable {
                 System.currentTimeMillis());
         Transcript transcript = persistent ? store.openTranscript(id) : null;
         Session session = new Session(meta, new OutputLog(config.tailBytes(), transcript), listener);
+        if (persistent) {
+            // saved before the engine starts, so the save at its exit (however soon) comes after this one
+            store.save(new SessionStore.Stored(meta, -1, null, null, null));
+            this.persistent.add(id);
+        }
         try {
             session.attach(engine.apply(session));
         } catch (RuntimeException e) {
             session.log().closeTranscript();
             if (persistent) {
+                this.persistent.remove(id);
                 store.delete(id);
             }
             throw e;
         }
         sessions.put(id, session);
-        if (persistent) {
-            this.persistent.add(id);
-            store.save(new SessionStore.Stored(meta, session.pid(), null, null, null));
-        }
         LOG.info("session {} opened for {}: {} {}", id, owner, meta.kind(), meta.command());
         return session;
     }
@@ -218,7 +220,7 @@ public final class SessionManager implements AutoCloseable {
     private void closeIdle() {
         long cutoff = System.currentTimeMillis() - config.idleTimeout().toMillis();
         for (Session s : sessions.values()) {
-            if (!s.isExited() && s.lastActivity() < cutoff) {
+            if (!s.isExited() && s.endsWithServer() && s.lastActivity() < cutoff) {
                 LOG.info("session {} idle since {}; closing it", s.id(), s.lastActivity());
                 Thread t = new Thread(() -> s.terminate(false, config.defaultGraceMillis()), "idle-close-" + s.id());
                 t.setDaemon(true);
@@ -233,7 +235,7 @@ public final class SessionManager implements AutoCloseable {
     public void close() {
         List<Thread> closing = new ArrayList<>();
         for (Session s : sessions.values()) {
-            if (!s.isExited()) {
+            if (!s.isExited() && s.endsWithServer()) {
                 Thread t = new Thread(() -> s.terminate(false, config.defaultGraceMillis()), "shutdown-" + s.id());
                 t.start();
                 closing.add(t);

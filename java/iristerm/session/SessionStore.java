@@ -50,11 +50,12 @@ public final class SessionStore {
         return new Transcript(transcript(id));
     }
 
-    public void save(Stored s) {
+    /** Replaces the session's meta.json atomically; saves of one store are serialized so the last one wins. */
+    public synchronized void save(Stored s) {
         Path dir = root.resolve(s.meta().id());
-        Path tmp = dir.resolve(META + ".tmp");
         try {
             Files.createDirectories(dir);
+            Path tmp = Files.createTempFile(dir, META, ".tmp");
             Files.write(tmp, json.writeValueAsBytes(s));
             try {
                 Files.move(tmp, dir.resolve(META), StandardCopyOption.ATOMIC_MOVE,

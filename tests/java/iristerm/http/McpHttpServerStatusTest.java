@@ -114,9 +114,9 @@ class McpHttpServerStatusTest {
     @Test
     void unknownSessionIs404() throws Exception {
         assertError(test.send(test.request(TestServer.TOOLS_LIST).header("Mcp-Session-Id", "no-such-session")), 404,
-                UndertowStreamableTransport.SESSION_NOT_FOUND);
+                StreamableCore.SESSION_NOT_FOUND);
         assertError(test.send(test.request(null).header("Mcp-Session-Id", "no-such-session").GET()), 404,
-                UndertowStreamableTransport.SESSION_NOT_FOUND);
+                StreamableCore.SESSION_NOT_FOUND);
     }
 
     @Test

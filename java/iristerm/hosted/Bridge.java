@@ -1,0 +1,104 @@
+package iristerm.hosted;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
+import iristerm.http.Reply;
+import iristerm.iris.ReentrantIrisCalls;
+import iristerm.mcp.Version;
+
+/**
+ * What Terminal.Gateway invokes through the External Java Server: only strings cross.
+ *
+ * <p>The MCP server is a JVM singleton, built lazily by the first request: every
+ * {@code $system.external.getJavaGateway()} is a new connection (and a new gateway thread), so
+ * nothing may live in a connection, and requests from many CSP processes arrive concurrently.
+ */
+public final class Bridge {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Bridge.class);
+    private static final Object LOCK = new Object();
+
+    private static volatile HostedServer server;
+    private static boolean shutdownHook;
+
+    private Bridge() {
+    }
+
+    /**
+     * One HTTP request to the MCP endpoint, on the gateway thread IRIS called in on (tools call
+     * back into IRIS on it).
+     *
+     * @param method      POST, GET or DELETE
+     * @param headersJson the MCP request headers as a JSON object, e.g. {@code {"Mcp-Session-Id":"…"}}
+     * @param body        the request body (POST), or null
+     * @param irisUser    the authenticated IRIS user ($USERNAME): owns the MCP and terminal sessions it opens
+     * @return {@code {"status":n,"headers":{"Content-Type":"…",…},"body":"…"}}
+     */
+    public static String handle(String method, String headersJson, String body, String irisUser) {
+        HostedServer current;
+        try {
+            current = server();
+        } catch (RuntimeException e) {
+            LOG.error("the IRIS-hosted MCP server did not start", e);
+            return HostedServer.answer(Reply.error(503, ErrorCodes.INTERNAL_ERROR,
+                    "IRIS Terminal: the MCP server in the Java bridge did not start (" + e.getMessage()
+                            + "). An administrator should read the External Java Server's log; the next request "
+                            + "tries again."));
+        }
+        return current.handle(method, headersJson, body, irisUser);
+    }
+
+    /** The jar's version, for Terminal.Installer.Status(). */
+    public static String version() {
+        return Version.current();
+    }
+
+    /** The singleton, built on first use; a failed build is not kept, so the next request tries again. */
+    private static HostedServer server() {
+        HostedServer current = server;
+        if (current != null) {
+            return current;
+        }
+        synchronized (LOCK) {
+            if (server == null) {
+                server = HostedServer.start(HostedConfig.fromSystem(), new ReentrantIrisCalls(),
+                        new GatewayPrivileges());
+                closeAtShutdown();
+            }
+            return server;
+        }
+    }
+
+    /**
+     * Serves every following request with {@code replacement} (null: build the real one on next
+     * use), closing the server before it. The tests' way to run the bridge against a fake IRIS.
+     */
+    static void serveWith(HostedServer replacement) {
+        HostedServer previous;
+        synchronized (LOCK) {
+            previous = server;
+            server = replacement;
+            if (replacement != null) {
+                closeAtShutdown();
+            }
+        }
+        if (previous != null) {
+            previous.close();
+        }
+    }
+
+    /** OS processes would outlive the JVM otherwise. Caller holds LOCK. */
+    private static void closeAtShutdown() {
+        if (!shutdownHook) {
+            shutdownHook = true;
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                HostedServer last = server;
+                if (last != null) {
+                    last.close();
+                }
+            }, "iris-terminal-hosted-shutdown"));
+        }
+    }
+}

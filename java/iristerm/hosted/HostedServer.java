@@ -1,0 +1,205 @@
+package iristerm.hosted;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
+import iristerm.http.Reply;
+import iristerm.http.StreamableCore;
+import iristerm.iris.IrisApi;
+import iristerm.iris.IrisCalls;
+import iristerm.mcp.Json;
+import iristerm.mcp.Limits;
+import iristerm.mcp.ServerAssembly;
+import iristerm.mcp.ServerContext;
+import iristerm.session.SessionManager;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The MCP server of the IRIS-hosted deployment: the one assembly, built for immediate execution on
+ * the streamable core, answering Terminal.REST's requests one bridge call at a time.
+ *
+ * <p><b>Same thread.</b> IRIS can be called back only on the gateway thread it called in on. The
+ * core hands the request to the SDK on the calling thread, and with immediate execution the SDK
+ * runs the tool handler there while subscribing, so a request is finished, its answer collected,
+ * when {@link StreamableCore#handle} returns; nothing here starts or waits for another thread.
+ *
+ * <p><b>Time.</b> The Web Gateway gives up after 60 s. Every wait a tool may ask for is capped at
+ * {@link #MAX_WAIT_MS}, which bounds the work on the calling thread; an answer that would still
+ * come from elsewhere is given up at {@link #CALL_BOUND} with a 504.
+ */
+final class HostedServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HostedServer.class);
+
+    static final long MAX_WAIT_MS = 45_000;
+    static final Duration CALL_BOUND = Duration.ofSeconds(50);
+    /** Terminal.REST's MAXBODY: the body crosses the gateway as one ObjectScript string. */
+    static final int MAX_BODY_BYTES = 3_000_000;
+    /** The answer crosses back as one ObjectScript string, which holds at most 3,641,144 characters. */
+    static final int MAX_ANSWER_CHARS = 3_600_000;
+    /** Kept well below the answer limit: output is JSON-escaped twice (result, then answer) and sent twice (text and structured). */
+    static final int MAX_READ_BYTES = 512 * 1024;
+    private static final Duration MCP_SESSION_IDLE = Duration.ofMinutes(30);
+    /** Sessions of an unauthenticated caller; never used, as the core refuses requests without a user. */
+    private static final String NO_IDENTITY = "(none)";
+
+    private final HostedConfig config;
+    private final SessionManager sessions;
+    private final IrisCalls iris;
+    private final StreamableCore core;
+    private final McpSyncServer mcp;
+
+    private HostedServer(HostedConfig config, SessionManager sessions, IrisCalls iris, StreamableCore core,
+            McpSyncServer mcp) {
+        this.config = config;
+        this.sessions = sessions;
+        this.iris = iris;
+        this.core = core;
+        this.mcp = mcp;
+    }
+
+    /**
+     * Builds the server. Taking up the IRIS sessions of an earlier run calls IRIS, so this too
+     * must run on a gateway thread (or with an {@code iris} that needs none, as in tests).
+     */
+    static HostedServer start(HostedConfig config, IrisCalls iris, IrisPrivileges privileges) {
+        createPrivately(config.dataDir());
+        SessionManager sessions = new SessionManager(new SessionManager.Config(config.dataDir(), 8 << 20, 64,
+                Duration.ofMinutes(30), 200, 2000));
+        try {
+            Limits limits = new Limits(32 * 1024, MAX_READ_BYTES, 1 << 20, MAX_WAIT_MS, 2000,
+                    config.dataDir().resolve("files"));
+            ServerContext ctx = new ServerContext(sessions, limits, NO_IDENTITY,
+                    new HostedProcessPolicy(config.processEnabled(), privileges));
+            ServerAssembly assembly = new ServerAssembly(ctx, new IrisApi(iris));
+            StreamableCore core = new StreamableCore(Json.MCP, MAX_BODY_BYTES, MCP_SESSION_IDLE, System::nanoTime);
+            McpSyncServer mcp = assembly.build(core, true);
+            LOG.info("IRIS-hosted MCP server ready (data in {}, process engine {})", config.dataDir(),
+                    config.processEnabled() ? "enabled for holders of " + HostedProcessPolicy.RESOURCE + ":USE" : "off");
+            return new HostedServer(config, sessions, iris, core, mcp);
+        } catch (RuntimeException e) {
+            sessions.close();
+            throw e;
+        }
+    }
+
+    /** One request as Terminal.REST passes it; returns the answer JSON. Never throws. */
+    String handle(String method, String headersJson, String body, String irisUser) {
+        long deadline = System.nanoTime() + CALL_BOUND.toNanos();
+        try {
+            Map<String, String> headers = headers(headersJson);
+            String origin = headers.get("Origin");
+            if (!config.allowsOrigin(origin)) {
+                return answer(Reply.error(403, ErrorCodes.INVALID_REQUEST, "Origin not allowed: " + origin
+                        + ". An administrator can allow a browser origin with -D" + HostedConfig.ORIGINS_PROPERTY
+                        + "=<origin>[,...] on the External Java Server."));
+            }
+            BufferedExchange exchange = new BufferedExchange(method, headers,
+                    body == null ? null : body.getBytes(StandardCharsets.UTF_8), irisUser);
+            core.handle(exchange);
+            return answer(exchange.await(Duration.ofNanos(deadline - System.nanoTime())));
+        } catch (BadHeaders e) {
+            return answer(Reply.error(400, ErrorCodes.INVALID_REQUEST, e.getMessage()));
+        } catch (TimeoutException e) {
+            LOG.warn("{} request of {} not answered within {} s", method, irisUser, CALL_BOUND.toSeconds());
+            return answer(Reply.error(504, ErrorCodes.INTERNAL_ERROR, "The request was not answered within "
+                    + CALL_BOUND.toSeconds() + " s; use shorter waits (wait_ms, timeout_ms) and read on with session_read."));
+        } catch (RuntimeException e) {
+            LOG.error("{} request of {} failed", method, irisUser, e);
+            return answer(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: internal error in the Java bridge ("
+                    + e + "). An administrator should read the External Java Server's log."));
+        }
+    }
+
+    /** The headers Terminal.REST passed, as a JSON object of strings. */
+    private static Map<String, String> headers(String json) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (json == null || json.isBlank()) {
+            return headers;
+        }
+        JsonNode node;
+        try {
+            node = Json.MAPPER.readTree(json);
+        } catch (RuntimeException e) {
+            node = null;
+        }
+        if (node == null || !node.isObject()) {
+            throw new BadHeaders("The request headers passed to the bridge are not a JSON object; "
+                    + "the Terminal classes in IRIS do not match this jar (##class(Terminal.Installer).Status()).");
+        }
+        node.properties().forEach(e -> headers.put(e.getKey(), e.getValue().asString("")));
+        return headers;
+    }
+
+    /** Terminal.REST passed headers that are not a JSON object: a jar and classes of different versions. */
+    private static final class BadHeaders extends RuntimeException {
+        BadHeaders(String message) {
+            super(message);
+        }
+    }
+
+    /** {@code {"status":n,"headers":{..},"body":".."}}, the form Terminal.REST writes back. */
+    static String answer(Reply reply) {
+        ObjectNode root = Json.MAPPER.createObjectNode();
+        root.put("status", reply.status());
+        ObjectNode headers = root.putObject("headers");
+        reply.headers().forEach(headers::put);
+        root.put("body", reply.body() == null ? "" : reply.body());
+        String text = Json.MAPPER.writeValueAsString(root);
+        if (text.length() <= MAX_ANSWER_CHARS) {
+            return text;
+        }
+        LOG.warn("answer of {} characters is too large for IRIS; replaced by an error", text.length());
+        return answer(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "The answer (" + text.length()
+                + " characters) is larger than IRIS can pass on; ask for less at a time (a smaller max_bytes, "
+                + "or to_file)."));
+    }
+
+    /** Transcripts may hold anything a user typed or saw: the directory is the JVM user's alone. */
+    private static void createPrivately(Path dir) {
+        try {
+            if (!Files.isDirectory(dir)) {
+                try {
+                    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
+                            PosixFilePermissions.fromString("rwx------")));
+                } catch (UnsupportedOperationException notPosix) {
+                    Files.createDirectories(dir);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the data directory " + dir + "; set another with -D"
+                    + HostedConfig.DATA_DIR_PROPERTY + "=<dir>", e);
+        }
+    }
+
+    /**
+     * Ends the MCP sessions and the terminal sessions' engines. OS processes end; closing an IRIS
+     * session needs a gateway thread, so off one (at JVM shutdown) it fails and the session stays in
+     * IRIS, where the next start takes it up again.
+     */
+    @Override
+    public void close() {
+        try {
+            mcp.closeGracefully();
+        } catch (RuntimeException e) {
+            LOG.warn("closing the MCP server failed: {}", e.toString());
+        }
+        core.closeGracefully().block();
+        sessions.close();
+        iris.close();
+    }
+}

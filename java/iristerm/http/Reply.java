@@ -1,0 +1,51 @@
+package iristerm.http;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import iristerm.mcp.Json;
+
+/**
+ * A complete HTTP answer: status, headers, and a body (null for none). The streaming alternative
+ * is an {@link EventStream}.
+ */
+public record Reply(int status, Map<String, String> headers, String body) {
+
+    public static final String APPLICATION_JSON = "application/json";
+    public static final String CONTENT_TYPE = "Content-Type";
+
+    public Reply {
+        headers = Map.copyOf(headers);
+    }
+
+    /** No body: 202 for an accepted notification, 200 for a deleted session. */
+    public static Reply empty(int status) {
+        return new Reply(status, Map.of(), null);
+    }
+
+    public static Reply json(int status, String body) {
+        return new Reply(status, Map.of(CONTENT_TYPE, APPLICATION_JSON), body);
+    }
+
+    /**
+     * An HTTP error whose body is a JSON-RPC error response with a null id, the form the MCP
+     * specification suggests for transport-level rejections.
+     */
+    public static Reply error(int status, int code, String message) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("code", code);
+        error.put("message", message);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("jsonrpc", "2.0");
+        body.put("id", null);
+        body.put("error", error);
+        return json(status, Json.MAPPER.writeValueAsString(body));
+    }
+
+    /** This reply with one more header. */
+    public Reply with(String name, String value) {
+        Map<String, String> more = new LinkedHashMap<>(headers);
+        more.put(name, value);
+        return new Reply(status, more, body);
+    }
+}

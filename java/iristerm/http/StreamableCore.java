@@ -1,0 +1,403 @@
+package iristerm.http;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.spec.HttpHeaders;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
+import io.modelcontextprotocol.spec.McpStreamableServerSession;
+import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
+import io.modelcontextprotocol.spec.ProtocolVersions;
+import iristerm.mcp.Caller;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The MCP Streamable HTTP transport (specification 2025-11-25) for the SDK's streamable server,
+ * independent of the HTTP server that carries it: adapters hand it {@link StreamableExchange}s
+ * and it answers them. It expects to sit behind authentication, whose identity owns the MCP
+ * sessions it opens and reaches tool handlers as {@code exchange.transportContext().get("identity")}.
+ *
+ * <p>POST carries one JSON-RPC message: {@code initialize} is answered as
+ * {@code application/json} with a new {@code Mcp-Session-Id}; other requests as an event stream
+ * that carries the request's notifications and ends with its response; notifications and
+ * responses get 202. GET opens the session's listening stream for server-initiated messages (405
+ * where the exchange cannot stream); DELETE ends the session. Sessions nobody uses are closed
+ * after an idle timeout.
+ *
+ * <p>A request is handled on the thread that calls {@link #handle}, or on the thread that completes
+ * the SDK's work, never on one of the core's own (its one thread only closes idle sessions): with a
+ * server built for immediate execution, a request is handled to its end on the caller's thread,
+ * which the IRIS-hosted bridge relies on.
+ */
+public final class StreamableCore implements McpStreamableServerTransportProvider {
+
+    private static final Logger log = LoggerFactory.getLogger(StreamableCore.class);
+
+    /** Key of the caller's identity in the {@link McpTransportContext} tool handlers receive. */
+    public static final String CONTEXT_IDENTITY = Caller.IDENTITY_KEY;
+
+    /** JSON-RPC error code for an unknown, expired or foreign session (the one the TypeScript SDK uses). */
+    public static final int SESSION_NOT_FOUND = -32001;
+
+    private static final String EVENT_STREAM = "text/event-stream";
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+    private static final List<String> PROTOCOL_VERSIONS = List.of(ProtocolVersions.MCP_2024_11_05,
+            ProtocolVersions.MCP_2025_03_26, ProtocolVersions.MCP_2025_06_18, ProtocolVersions.MCP_2025_11_25);
+
+    private final McpJsonMapper json;
+    private final int maxBodyBytes;
+    private final McpSessions sessions;
+    private final Set<EventStream> streams = ConcurrentHashMap.newKeySet();
+    private volatile McpStreamableServerSession.Factory sessionFactory;
+    private volatile boolean closing;
+
+    /**
+     * @param json               mapper for JSON-RPC messages (passed explicitly: never ServiceLoader)
+     * @param maxBodyBytes       largest POST body accepted; larger ones get 413
+     * @param sessionIdleTimeout a session with no open stream and no request for this long is closed
+     * @param nanoClock          time source of the idle timeout
+     */
+    public StreamableCore(McpJsonMapper json, int maxBodyBytes, Duration sessionIdleTimeout, LongSupplier nanoClock) {
+        if (maxBodyBytes <= 0 || sessionIdleTimeout.isNegative() || sessionIdleTimeout.isZero()) {
+            throw new IllegalArgumentException("body cap and session idle timeout must be positive");
+        }
+        this.json = json;
+        this.maxBodyBytes = maxBodyBytes;
+        this.sessions = new McpSessions(sessionIdleTimeout, nanoClock, CLOSE_TIMEOUT);
+    }
+
+    @Override
+    public List<String> protocolVersions() {
+        return PROTOCOL_VERSIONS;
+    }
+
+    @Override
+    public void setSessionFactory(McpStreamableServerSession.Factory sessionFactory) {
+        this.sessionFactory = sessionFactory;
+    }
+
+    @Override
+    public Mono<Void> notifyClients(String method, Object params) {
+        return Flux.fromIterable(sessions.all())
+                .flatMap(session -> session.mcp().sendNotification(method, params).onErrorResume(e -> {
+                    log.warn("Notification {} to session {} failed: {}", method, session.mcp().getId(), e.toString());
+                    return Mono.empty();
+                }))
+                .then();
+    }
+
+    @Override
+    public Mono<Void> notifyClient(String sessionId, String method, Object params) {
+        return Mono.defer(() -> {
+            McpSessions.Entry session = sessions.get(sessionId);
+            if (session == null) {
+                log.debug("Notification {} for unknown session {} dropped", method, sessionId);
+                return Mono.empty();
+            }
+            return session.mcp().sendNotification(method, params);
+        });
+    }
+
+    /**
+     * Refuses new requests, closes every session (ending its streams), then waits a bounded time
+     * for all responses to finish and drops those that did not.
+     */
+    @Override
+    public Mono<Void> closeGracefully() {
+        return Mono.defer(() -> {
+            closing = true;
+            return Flux.fromIterable(sessions.drain())
+                    .flatMap(session -> session.mcp().closeGracefully().timeout(CLOSE_TIMEOUT).onErrorResume(e -> {
+                        log.warn("Closing session {} failed: {}", session.mcp().getId(), e.toString());
+                        return Mono.empty();
+                    }))
+                    .then(Mono.defer(() -> {
+                        streams.forEach(EventStream::end);
+                        return Mono.fromFuture(streamsClosed());
+                    }))
+                    .timeout(CLOSE_TIMEOUT)
+                    .onErrorResume(TimeoutException.class, e -> {
+                        log.warn("{} event streams did not end in {}; dropping them", streams.size(), CLOSE_TIMEOUT);
+                        streams.forEach(EventStream::abort);
+                        return Mono.empty();
+                    });
+        });
+    }
+
+    /** Completes when every event stream open at the time of the call has ended. */
+    CompletableFuture<Void> streamsClosed() {
+        return CompletableFuture.allOf(streams.stream().map(EventStream::closed).toArray(CompletableFuture[]::new));
+    }
+
+    /** Closes sessions that have no open stream and have seen no request for the idle timeout. */
+    void sweepIdleSessions() {
+        sessions.sweepIdle();
+    }
+
+    /** Answers one request, now or once the SDK has finished with it. */
+    public void handle(StreamableExchange exchange) {
+        String identity = exchange.identity();
+        if (identity == null || identity.isBlank()) {
+            log.error("Request reached the MCP transport without an identity; it must sit behind authentication");
+            exchange.respond(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "Server misconfigured: no identity"));
+            return;
+        }
+        if (closing || sessionFactory == null) {
+            exchange.respond(Reply.error(503, ErrorCodes.INTERNAL_ERROR,
+                    closing ? "Server is shutting down" : "MCP server not ready"));
+            return;
+        }
+        String method = exchange.method() == null ? "" : exchange.method().toUpperCase(Locale.ROOT);
+        switch (method) {
+            case "POST" -> post(exchange, identity);
+            case "GET" -> get(exchange, identity);
+            case "DELETE" -> delete(exchange, identity);
+            default -> exchange.respond(Reply.error(405, ErrorCodes.INVALID_REQUEST,
+                    "Method " + exchange.method() + " not allowed; use POST, GET or DELETE")
+                    .with("Allow", "GET, POST, DELETE"));
+        }
+    }
+
+    private void post(StreamableExchange exchange, String identity) {
+        String contentType = exchange.header(Reply.CONTENT_TYPE);
+        if (contentType == null || !contentType.split(";", 2)[0].strip().equalsIgnoreCase(Reply.APPLICATION_JSON)) {
+            exchange.respond(Reply.error(415, ErrorCodes.INVALID_REQUEST,
+                    "Content-Type must be application/json, was " + contentType));
+            return;
+        }
+        exchange.readBody(maxBodyBytes, body -> {
+            try {
+                handlePost(exchange, identity, body);
+            } catch (RuntimeException e) {
+                // answered as JSON rather than left to the server's bare 500
+                log.warn("POST from '{}' failed: {}", identity, e.toString(), e);
+                exchange.respond(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "Internal error: " + rootMessage(e)));
+            }
+        }, () -> exchange.respond(Reply.error(413, ErrorCodes.INVALID_REQUEST,
+                "Request body exceeds the limit of " + maxBodyBytes + " bytes")));
+    }
+
+    private void handlePost(StreamableExchange exchange, String identity, byte[] body) {
+        PostedMessage posted = PostedMessage.parse(json, body);
+        if (posted.refusal() != null) {
+            exchange.respond(posted.refusal());
+            return;
+        }
+        McpSchema.JSONRPCMessage message = posted.message();
+        String accept = exchange.header("Accept");
+        if (!accepts(accept, Reply.APPLICATION_JSON) || !accepts(accept, EVENT_STREAM)) {
+            exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST,
+                    "Accept header must list both application/json and text/event-stream"));
+            return;
+        }
+        if (message instanceof McpSchema.JSONRPCRequest request
+                && McpSchema.METHOD_INITIALIZE.equals(request.method())) {
+            initialize(exchange, identity, request);
+            return;
+        }
+        McpSessions.Entry session = sessionOf(exchange, identity);
+        if (session == null) {
+            return;
+        }
+        McpTransportContext context = contextOf(identity);
+        if (message instanceof McpSchema.JSONRPCRequest request) {
+            EventStream events = openStream(exchange, session);
+            McpStreamableServerSession.McpStreamableServerSessionStream stream = session.mcp()
+                    .responseStream(new EventStreamTransport(json, events, true));
+            events.closed().thenRun(stream::close);
+            events.start();
+            stream.handle(request)
+                    .contextWrite(c -> c.put(McpTransportContext.KEY, context))
+                    .subscribe(null, e -> failRequest(events, request, e), events::end);
+        } else if (message instanceof McpSchema.JSONRPCNotification notification) {
+            respondWhenDone(exchange, session.mcp().accept(notification), context, 202);
+        } else if (message instanceof McpSchema.JSONRPCResponse response) {
+            respondWhenDone(exchange, session.mcp().accept(response), context, 202);
+        }
+    }
+
+    /**
+     * Ends a request's stream with a JSON-RPC error when the SDK failed without answering, so the
+     * client gets a precise error instead of waiting for its timeout.
+     */
+    private void failRequest(EventStream events, McpSchema.JSONRPCRequest request, Throwable e) {
+        McpSchema.JSONRPCResponse.JSONRPCError error;
+        if (e instanceof McpError mcpError && mcpError.getJsonRpcError() != null) {
+            error = mcpError.getJsonRpcError();
+        } else if (e instanceof IllegalArgumentException) {
+            // the SDK could not read the request's params
+            error = new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INVALID_PARAMS, rootMessage(e));
+        } else {
+            log.warn("Request {} {} failed: {}", request.method(), request.id(), e.toString());
+            error = new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INTERNAL_ERROR, rootMessage(e));
+        }
+        try {
+            events.send(null, json.writeValueAsString(McpSchema.JSONRPCResponse.error(request.id(), error)));
+        } catch (IOException serialization) {
+            log.warn("Could not serialize the error for request {}: {}", request.id(), serialization.toString());
+        }
+        events.end();
+    }
+
+    private void initialize(StreamableExchange exchange, String identity, McpSchema.JSONRPCRequest request) {
+        McpSchema.InitializeRequest params;
+        try {
+            params = json.convertValue(request.params(), new TypeRef<McpSchema.InitializeRequest>() {
+            });
+        } catch (IllegalArgumentException e) {
+            exchange.respond(Reply.error(400, ErrorCodes.INVALID_PARAMS, "Invalid initialize params: " + rootMessage(e)));
+            return;
+        }
+        if (params == null) {
+            exchange.respond(Reply.error(400, ErrorCodes.INVALID_PARAMS, "initialize requires params"));
+            return;
+        }
+        McpStreamableServerSession.McpStreamableServerSessionInit init = sessionFactory.startSession(params);
+        McpSessions.Entry session = sessions.add(init.session(), identity);
+        init.initResult()
+                .contextWrite(c -> c.put(McpTransportContext.KEY, contextOf(identity)))
+                .subscribe(result -> {
+                    String body;
+                    try {
+                        body = json.writeValueAsString(McpSchema.JSONRPCResponse.result(request.id(), result));
+                    } catch (IOException e) {
+                        failInitialize(exchange, session, e);
+                        return;
+                    }
+                    exchange.respond(Reply.json(200, body).with(HttpHeaders.MCP_SESSION_ID, session.mcp().getId()));
+                }, e -> failInitialize(exchange, session, e));
+    }
+
+    private void failInitialize(StreamableExchange exchange, McpSessions.Entry session, Throwable e) {
+        log.warn("Initializing MCP session failed: {}", e.toString());
+        sessions.remove(session);
+        session.mcp().close();
+        exchange.respond(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "Failed to initialize session: " + rootMessage(e)));
+    }
+
+    private void get(StreamableExchange exchange, String identity) {
+        if (!exchange.streams()) {
+            exchange.respond(Reply.error(405, ErrorCodes.INVALID_REQUEST,
+                    "This endpoint offers no server-to-client stream (GET); answers and their notifications "
+                            + "come with each POST").with("Allow", "POST, DELETE"));
+            return;
+        }
+        if (!accepts(exchange.header("Accept"), EVENT_STREAM)) {
+            exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST, "Accept header must list text/event-stream"));
+            return;
+        }
+        McpSessions.Entry session = sessionOf(exchange, identity);
+        if (session == null) {
+            return;
+        }
+        // Last-Event-ID is not honoured: SDK 2.1.0 keeps no event history to replay from.
+        EventStream events = openStream(exchange, session);
+        McpStreamableServerSession.McpStreamableServerSessionStream listening = session.mcp()
+                .listeningStream(new EventStreamTransport(json, events, false));
+        events.closed().thenRun(listening::close);
+        // only now: a client that has the headers may rely on server messages reaching it
+        events.start();
+    }
+
+    private void delete(StreamableExchange exchange, String identity) {
+        McpSessions.Entry session = sessionOf(exchange, identity);
+        if (session == null) {
+            return;
+        }
+        sessions.remove(session);
+        respondWhenDone(exchange, session.mcp().delete().timeout(CLOSE_TIMEOUT), contextOf(identity), 200);
+    }
+
+    /**
+     * The session a non-initialize request names, or null after answering 400 (no id, bad
+     * protocol version) or 404 (unknown, expired, or opened by another identity).
+     */
+    private McpSessions.Entry sessionOf(StreamableExchange exchange, String identity) {
+        String version = exchange.header(HttpHeaders.PROTOCOL_VERSION);
+        if (version != null && !PROTOCOL_VERSIONS.contains(version)) {
+            exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST,
+                    "Unsupported MCP-Protocol-Version " + version + "; supported: " + PROTOCOL_VERSIONS));
+            return null;
+        }
+        String id = exchange.header(HttpHeaders.MCP_SESSION_ID);
+        if (id == null || id.isBlank()) {
+            exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST,
+                    "Mcp-Session-Id header required; start a session with initialize"));
+            return null;
+        }
+        McpSessions.Entry session = sessions.find(id, identity);
+        if (session == null) {
+            exchange.respond(Reply.error(404, SESSION_NOT_FOUND, "Session not found: " + id));
+        }
+        return session;
+    }
+
+    /**
+     * Opens an event stream and tracks it until it ends. Its end callbacks (here and the SDK
+     * stream closes registered by callers) may run on an IO thread: they only release state and
+     * fail pending server-to-client requests, none of them blocks.
+     */
+    private EventStream openStream(StreamableExchange exchange, McpSessions.Entry session) {
+        EventStream events = exchange.openEventStream();
+        streams.add(events);
+        events.closed().thenRun(() -> {
+            streams.remove(events);
+            sessions.touch(session);
+        });
+        if (closing) {
+            events.end();
+        }
+        return events;
+    }
+
+    /** Answers {@code status} with no body once {@code work} completes, or an error if it fails. */
+    private static void respondWhenDone(StreamableExchange exchange, Mono<Void> work, McpTransportContext context,
+            int status) {
+        work.contextWrite(c -> c.put(McpTransportContext.KEY, context)).subscribe(null, e -> {
+            // McpError means the client's message was wrong (e.g. a response to an unknown id).
+            boolean clientError = e instanceof McpError;
+            if (!clientError) {
+                log.warn("Handling {} failed: {}", exchange.method(), e.toString());
+            }
+            exchange.respond(Reply.error(clientError ? 400 : 500,
+                    clientError ? ErrorCodes.INVALID_REQUEST : ErrorCodes.INTERNAL_ERROR, rootMessage(e)));
+        }, () -> exchange.respond(Reply.empty(status)));
+    }
+
+    private static McpTransportContext contextOf(String identity) {
+        return McpTransportContext.create(Map.of(CONTEXT_IDENTITY, identity));
+    }
+
+    private static boolean accepts(String accept, String mediaType) {
+        if (accept == null) {
+            return false;
+        }
+        String lower = accept.toLowerCase(Locale.ROOT);
+        return lower.contains(mediaType) || lower.contains("*/*");
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+    }
+}

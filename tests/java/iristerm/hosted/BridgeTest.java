@@ -1,0 +1,384 @@
+package iristerm.hosted;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import iristerm.http.StreamableCore;
+import iristerm.iris.FakeIrisCalls;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The bridge driven as Terminal.REST drives it: method, the header JSON it builds, the body and
+ * $USERNAME, each call on a new gateway thread, against the contract fake of Terminal.Session.
+ * Statuses are the MCP specification's (Streamable HTTP, 2025-06-18 and later).
+ */
+@Timeout(60)
+class BridgeTest {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final String PROTOCOL = "2025-06-18";
+    private static final String INITIALIZE = """
+            {"jsonrpc":"2.0","id":"init-1","method":"initialize","params":{"protocolVersion":"2025-06-18",\
+            "capabilities":{},"clientInfo":{"name":"bridge-test","version":"1"}}}""";
+    private static final String INITIALIZED = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+    private static final String TOOLS_LIST = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
+    private static final List<String> TOOLS = List.of("iris_execute", "iris_sql", "session_close", "session_list",
+            "session_open", "session_read", "session_resize", "session_send", "session_signal");
+
+    @TempDir
+    Path dataDir;
+
+    private FakeIrisCalls iris;
+    private FakeGateway gateway;
+
+    /** One answer of the bridge, as Terminal.REST reads it. */
+    record Answer(int status, Map<String, String> headers, String body) {
+
+        String header(String name) {
+            return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name))
+                    .map(Map.Entry::getValue).findFirst().orElse(null);
+        }
+
+        /** The JSON-RPC messages of the body: the body itself, or each event of an SSE body. */
+        List<JsonNode> messages() {
+            List<JsonNode> messages = new ArrayList<>();
+            if (header("Content-Type").startsWith("text/event-stream")) {
+                for (String event : body.split("\n\n")) {
+                    StringBuilder data = new StringBuilder();
+                    for (String line : event.split("\n")) {
+                        if (line.startsWith("data: ")) {
+                            data.append(data.isEmpty() ? "" : "\n").append(line.substring(6));
+                        }
+                    }
+                    if (!data.isEmpty()) {
+                        messages.add(JSON.readTree(data.toString()));
+                    }
+                }
+            } else {
+                messages.add(JSON.readTree(body));
+            }
+            return messages;
+        }
+
+        /** The response to the request with this id. */
+        JsonNode response(Object id) {
+            return messages().stream().filter(m -> m.path("id").asString("").equals(String.valueOf(id)))
+                    .findFirst().orElseThrow(() -> new AssertionError("no response " + id + " in " + body));
+        }
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        iris = new FakeIrisCalls("_SYSTEM");
+        gateway = new FakeGateway(iris);
+        serve(false);
+    }
+
+    @AfterEach
+    void stop() {
+        Bridge.serveWith(null);
+        iris.shutdown();
+    }
+
+    /** (Re)starts the hosted server as the first request would: on a gateway thread. */
+    private void serve(boolean processEnabled) throws Exception {
+        gateway.call("_SYSTEM", thread -> {
+            Bridge.serveWith(HostedServer.start(new HostedConfig(dataDir, processEnabled, Set.of()), gateway,
+                    gateway));
+            return null;
+        });
+        gateway.callbacks.clear();
+    }
+
+    private Answer request(String user, String method, Map<String, String> headers, String body) throws Exception {
+        String headersJson = JSON.writeValueAsString(headers);
+        String raw = gateway.call(user, thread -> Bridge.handle(method, headersJson, body, user));
+        return parse(raw);
+    }
+
+    private static Answer parse(String raw) {
+        JsonNode answer = JSON.readTree(raw);
+        Map<String, String> headers = new LinkedHashMap<>();
+        answer.path("headers").properties().forEach(e -> headers.put(e.getKey(), e.getValue().asString()));
+        return new Answer(answer.path("status").asInt(), headers, answer.path("body").asString());
+    }
+
+    /** The headers Terminal.REST passes for a client's POST (only those the client sent). */
+    private static Map<String, String> postHeaders(String session) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (session != null) {
+            headers.put("Mcp-Session-Id", session);
+            headers.put("MCP-Protocol-Version", PROTOCOL);
+        }
+        headers.put("Accept", "application/json, text/event-stream");
+        headers.put("Content-Type", "application/json");
+        return headers;
+    }
+
+    private Answer post(String user, String session, String body) throws Exception {
+        return request(user, "POST", postHeaders(session), body);
+    }
+
+    private String open(String user) throws Exception {
+        Answer init = post(user, null, INITIALIZE);
+        assertEquals(200, init.status(), init.body());
+        String session = init.header("Mcp-Session-Id");
+        assertEquals(202, post(user, session, INITIALIZED).status());
+        return session;
+    }
+
+    private static String callTool(int id, String tool, String arguments) {
+        return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool
+                + "\",\"arguments\":" + arguments + "}}";
+    }
+
+    /** The result of tool call {@code id}, from its SSE answer. */
+    private JsonNode tool(String user, String session, int id, String tool, String arguments) throws Exception {
+        Answer answer = post(user, session, callTool(id, tool, arguments));
+        assertEquals(200, answer.status(), answer.body());
+        assertTrue(answer.header("Content-Type").startsWith("text/event-stream"), answer.headers()::toString);
+        JsonNode response = answer.response(id);
+        assertTrue(response.path("error").isMissingNode(), response::toString);
+        return response.path("result");
+    }
+
+    private static void assertError(Answer answer, int status, int code) {
+        assertEquals(status, answer.status(), answer.body());
+        assertEquals("application/json", answer.header("Content-Type"));
+        JsonNode body = JSON.readTree(answer.body());
+        assertEquals("2.0", body.path("jsonrpc").asString());
+        assertTrue(body.path("id").isNull(), answer.body());
+        assertEquals(code, body.path("error").path("code").asInt(), answer.body());
+    }
+
+    @Test
+    void aWholeConversation() throws Exception {
+        Answer init = post("alice", null, INITIALIZE);
+        assertEquals(200, init.status(), init.body());
+        assertEquals("application/json", init.header("Content-Type"));
+        String session = init.header("Mcp-Session-Id");
+        assertNotNull(session);
+        JsonNode initialized = init.response("init-1");
+        assertEquals("init-1", initialized.path("id").asString());
+        assertEquals(PROTOCOL, initialized.path("result").path("protocolVersion").asString());
+        assertEquals("iris-terminal-mcp", initialized.path("result").path("serverInfo").path("name").asString());
+
+        Answer accepted = post("alice", session, INITIALIZED);
+        assertEquals(202, accepted.status());
+        assertEquals("", accepted.body());
+
+        Answer list = post("alice", session, TOOLS_LIST);
+        assertEquals(200, list.status(), list.body());
+        List<String> names = new ArrayList<>();
+        list.response(2).path("result").path("tools").forEach(t -> names.add(t.path("name").asString()));
+        assertEquals(TOOLS, names.stream().sorted().toList());
+
+        JsonNode executed = tool("alice", session, 3, "iris_execute", "{\"code\":\"write \\\"hello\\\"\"}");
+        assertFalse(executed.path("isError").asBoolean(), executed::toString);
+        assertEquals("ok", executed.path("structuredContent").path("status").asString(), executed::toString);
+        assertEquals("hello", executed.path("structuredContent").path("output").asString(), executed::toString);
+
+        JsonNode sessions = tool("alice", session, 4, "session_list", "{}");
+        assertTrue(sessions.toString().contains("iris"), sessions::toString);
+
+        Answer deleted = request("alice", "DELETE", Map.of("Mcp-Session-Id", session), null);
+        assertEquals(200, deleted.status(), deleted.body());
+        assertError(post("alice", session, TOOLS_LIST), 404, StreamableCore.SESSION_NOT_FOUND);
+    }
+
+    @Test
+    void toolsRunOnTheThreadThatCalledHandle() throws Exception {
+        String session = open("alice");
+        gateway.callbacks.clear();
+        List<Thread> callers = new ArrayList<>();
+        String body = callTool(5, "iris_execute", "{\"code\":\"write 1\"}");
+        String raw = gateway.call("alice", thread -> {
+            callers.add(thread);
+            return Bridge.handle("POST", JSON.writeValueAsString(postHeaders(session)), body, "alice");
+        });
+        assertEquals("ok", parse(raw).response(5).path("result").path("structuredContent").path("status").asString(),
+                raw);
+        assertFalse(gateway.callbacks.isEmpty(), "iris_execute did not call IRIS");
+        for (Thread t : gateway.callbacks) {
+            assertEquals(callers.get(0), t, "a tool called IRIS off the thread that called Bridge.handle");
+        }
+    }
+
+    @Test
+    void processSessionsAreOffUnlessAnAdministratorEnablesThem() throws Exception {
+        gateway.osUsers.add("alice");
+        String session = open("alice");
+        JsonNode refused = tool("alice", session, 6, "session_open", "{\"kind\":\"process\",\"command\":\"echo\"}");
+        assertTrue(refused.path("isError").asBoolean(), refused::toString);
+        String text = refused.path("content").get(0).path("text").asString();
+        assertTrue(text.contains("-Diristerm.hosted.process=on") && text.contains("IRIS_TERMINAL_HOSTED_PROCESS=on")
+                && text.contains("%IRISTerminal_OS:USE"), text);
+    }
+
+    @Test
+    void onceEnabledProcessSessionsNeedTheOsPrivilege() throws Exception {
+        serve(true);
+        gateway.osUsers.add("alice");
+        String bobs = open("bob");
+        JsonNode refused = tool("bob", bobs, 7, "session_open", "{\"kind\":\"process\",\"command\":\"echo\"}");
+        assertTrue(refused.path("isError").asBoolean(), refused::toString);
+        assertTrue(refused.toString().contains("IRIS user bob may not run OS processes"), refused::toString);
+
+        String alices = open("alice");
+        gateway.callbacks.clear();
+        // not an instant exit: SessionStore's save at open and at exit race on one temp file
+        JsonNode opened = tool("alice", alices, 8, "session_open", "{\"kind\":\"process\",\"command\":\"sh\","
+                + "\"args\":[\"-c\",\"sleep 0.5; echo hi\"],\"mode\":\"pipe\"}");
+        assertFalse(opened.path("isError").asBoolean(), opened::toString);
+        assertEquals(1, gateway.callbacks.size(), "the privilege is checked in IRIS, once per session_open");
+        String id = opened.path("structuredContent").path("session").asString();
+        JsonNode read = tool("alice", alices, 9, "session_read",
+                "{\"session\":\"" + id + "\",\"wait_ms\":5000,\"until\":{\"exit\":true}}");
+        assertTrue(read.path("structuredContent").path("data").asString().contains("hi"), read::toString);
+    }
+
+    @Test
+    void requestsWithoutASessionIdAre400() throws Exception {
+        assertError(post("alice", null, TOOLS_LIST), 400, -32600);
+        assertError(request("alice", "DELETE", Map.of(), null), 400, -32600);
+    }
+
+    @Test
+    void unknownSessionsAre404() throws Exception {
+        assertError(post("alice", "no-such-session", TOOLS_LIST), 404, StreamableCore.SESSION_NOT_FOUND);
+    }
+
+    @Test
+    void aSessionIdServesOnlyTheIrisUserWhoOpenedIt() throws Exception {
+        String session = open("alice");
+        assertError(post("bob", session, TOOLS_LIST), 404, StreamableCore.SESSION_NOT_FOUND);
+        assertError(request("bob", "DELETE", Map.of("Mcp-Session-Id", session), null), 404,
+                StreamableCore.SESSION_NOT_FOUND);
+        assertEquals(200, post("alice", session, TOOLS_LIST).status());
+    }
+
+    @Test
+    void badBodiesAre400WithAJsonRpcError() throws Exception {
+        String session = open("alice");
+        assertError(post("alice", session, "{\"jsonrpc\": \"2.0\", "), 400, -32700);
+        assertError(post("alice", session, "{\"hello\":1}"), 400, -32600);
+        assertError(post("alice", session, "[" + TOOLS_LIST + "]"), 400, -32600);
+        assertError(post("alice", session, ""), 400, -32600);
+        assertError(post("alice", session, null), 400, -32600);
+        assertEquals(200, post("alice", session, TOOLS_LIST).status(), "the session survived");
+    }
+
+    @Test
+    void oversizedBodiesAre413() throws Exception {
+        String session = open("alice");
+        String big = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":{\"pad\":\""
+                + "x".repeat(HostedServer.MAX_BODY_BYTES) + "\"}}";
+        assertError(post("alice", session, big), 413, -32600);
+    }
+
+    @Test
+    void getIs405BecauseNothingCanStream() throws Exception {
+        String session = open("alice");
+        Answer get = request("alice", "GET", Map.of("Mcp-Session-Id", session, "Accept", "text/event-stream"), null);
+        assertError(get, 405, -32600);
+        assertEquals("POST, DELETE", get.header("Allow"));
+    }
+
+    @Test
+    void otherContentTypesAre415AndForeignOriginsAre403() throws Exception {
+        Map<String, String> text = new LinkedHashMap<>(postHeaders(null));
+        text.put("Content-Type", "text/plain");
+        assertError(request("alice", "POST", text, INITIALIZE), 415, -32600);
+        Map<String, String> browser = new LinkedHashMap<>(postHeaders(null));
+        browser.put("Origin", "https://evil.example");
+        assertError(request("alice", "POST", browser, INITIALIZE), 403, -32600);
+    }
+
+    @Test
+    void headersThatAreNotAJsonObjectAre400() throws Exception {
+        String raw = gateway.call("alice", thread -> Bridge.handle("POST", "[1]", INITIALIZE, "alice"));
+        assertError(parse(raw), 400, -32600);
+    }
+
+    @Test
+    void concurrentUsersEachGetTheirOwnConversation() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<String>> outputs = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                String user = "user" + i;
+                outputs.add(pool.submit(() -> {
+                    String session = open(user);
+                    JsonNode r = tool(user, session, 10, "iris_execute", "{\"code\":\"write $username\"}");
+                    return r.path("structuredContent").path("output").asString();
+                }));
+            }
+            for (int i = 0; i < 8; i++) {
+                assertEquals("user" + i, outputs.get(i).get(50, TimeUnit.SECONDS));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void versionIsTheJarsVersion() {
+        assertFalse(Bridge.version().isBlank());
+    }
+
+    @Test
+    void aServerThatCannotStartAnswers503AndIsTriedAgain() {
+        Bridge.serveWith(null);
+        String previous = System.getProperty(HostedConfig.DATA_DIR_PROPERTY);
+        System.setProperty(HostedConfig.DATA_DIR_PROPERTY, dataDir.resolve("real").toString());
+        try {
+            // off a gateway thread the real server's first call back into IRIS fails
+            for (int attempt = 0; attempt < 2; attempt++) {
+                assertError(parse(Bridge.handle("POST", JSON.writeValueAsString(postHeaders(null)), INITIALIZE,
+                        "alice")), 503, -32603);
+            }
+        } finally {
+            if (previous == null) {
+                System.clearProperty(HostedConfig.DATA_DIR_PROPERTY);
+            } else {
+                System.setProperty(HostedConfig.DATA_DIR_PROPERTY, previous);
+            }
+        }
+    }
+
+    @Test
+    void configurationComesFromPropertiesThenEnvironment() {
+        Map<String, String> props = Map.of("java.io.tmpdir", "/tmp/x", HostedConfig.PROCESS_PROPERTY, "on");
+        Map<String, String> env = Map.of(HostedConfig.ORIGINS_ENV, "https://ok.example/, http://b.example:8080");
+        HostedConfig config = HostedConfig.from(props::get, env::get);
+        assertEquals(Path.of("/tmp/x", "iris-terminal-mcp-hosted"), config.dataDir());
+        assertTrue(config.processEnabled());
+        assertTrue(config.allowsOrigin("https://OK.example") && config.allowsOrigin("http://b.example:8080"));
+        assertTrue(config.allowsOrigin(null));
+        assertFalse(config.allowsOrigin("https://other.example"));
+        assertFalse(HostedConfig.from(Map.of("java.io.tmpdir", "/t")::get, Map.<String, String>of()::get)
+                .processEnabled());
+        assertNull(new HostedProcessPolicy(true, (r, p) -> true).refusal(null));
+    }
+}
