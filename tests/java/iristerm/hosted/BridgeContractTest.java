@@ -1,0 +1,72 @@
+package iristerm.hosted;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Holds what the ObjectScript side calls through the External Java Server against the Java bridge:
+ * every {@code gw.invoke(..#BRIDGE, "method", args…)} in cls/Terminal names a public static method
+ * of the class {@code Parameter BRIDGE} names, taking that many String arguments and returning a
+ * String — the only type that crosses the gateway.
+ */
+class BridgeContractTest {
+    private static final Path CLS = Path.of("cls", "Terminal");
+    private static final Pattern BRIDGE_PARAM = Pattern.compile("Parameter\\s+BRIDGE\\s*=\\s*\"([^\"]+)\"");
+    private static final Pattern INVOKE = Pattern.compile("\\.invoke\\(\\s*\\.\\.#BRIDGE\\s*,\\s*\"(\\w+)\"([^)]*)\\)");
+
+    record Call(String file, String method, int arity) {
+    }
+
+    private static List<Call> calls() throws Exception {
+        List<Call> out = new ArrayList<>();
+        for (String file : List.of("Gateway.cls", "REST.cls")) {
+            String text = Files.readString(CLS.resolve(file));
+            Matcher m = INVOKE.matcher(text);
+            while (m.find()) {
+                String rest = m.group(2).trim();
+                int arity = rest.isEmpty() ? 0 : rest.split(",", -1).length - 1;
+                out.add(new Call(file, m.group(1), arity));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void theBridgeClassTheObjectScriptNamesIsThisOne() throws Exception {
+        Matcher m = BRIDGE_PARAM.matcher(Files.readString(CLS.resolve("Gateway.cls")));
+        assertTrue(m.find(), "Terminal.Gateway must declare Parameter BRIDGE");
+        assertEquals(Bridge.class.getName(), m.group(1));
+    }
+
+    @Test
+    void everyInvokedMethodExistsWithThatManyStringArguments() throws Exception {
+        List<Call> calls = calls();
+        assertFalse(calls.isEmpty(), "no gw.invoke(..#BRIDGE, …) found in cls/Terminal: the parser no longer matches");
+        assertTrue(calls.stream().anyMatch(c -> c.method().equals("handle") && c.arity() == 4), calls::toString);
+        for (Call c : calls) {
+            Method found = Arrays.stream(Bridge.class.getMethods())
+                    .filter(m -> m.getName().equals(c.method()) && m.getParameterCount() == c.arity())
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError(c.file() + " invokes " + c.method() + " with " + c.arity()
+                            + " arguments, but " + Bridge.class.getName() + " has no such public method"));
+            assertTrue(Modifier.isStatic(found.getModifiers()), found + " must be static");
+            assertEquals(String.class, found.getReturnType(), found + " must return String");
+            for (Class<?> p : found.getParameterTypes()) {
+                assertEquals(String.class, p, found + ": only strings cross the gateway");
+            }
+        }
+    }
+}

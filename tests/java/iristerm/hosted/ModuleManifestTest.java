@@ -1,0 +1,117 @@
+package iristerm.hosted;
+
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * module.xml against the repository: well formed, every resource and invoked method exists in cls/,
+ * the copied jar is the one the build produces, the test suite directory exists, and the web
+ * application the installer creates uses only real Security.Applications properties.
+ */
+class ModuleManifestTest {
+    /** Security.Applications properties (IRIS class reference) the installer may set. */
+    private static final Set<String> APPLICATION_PROPERTIES = Set.of("Name", "Description", "NameSpace",
+            "DispatchClass", "Enabled", "AutheEnabled", "Resource", "IsNameSpaceDefault", "MatchRoles", "Path",
+            "CSPZENEnabled", "DeepSeeEnabled", "iKnowEnabled", "InbndWebServicesEnabled",
+            "Recurse", "Type", "UseCookies", "CookiePath", "GroupById", "LoginPage", "Timeout", "ServeFiles",
+            "AutoCompile", "LockCSPName", "Package", "SuperClass", "TwoFactorEnabled", "HyperEvent",
+            "ErrorPage", "Event", "ChangePasswordPage", "RedirectEmptyPath");
+
+    private final Element module;
+
+    ModuleManifestTest() throws Exception {
+        Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(Path.of("module.xml").toFile());
+        module = (Element) doc.getElementsByTagName("Module").item(0);
+    }
+
+    private List<Element> all(String tag) {
+        NodeList nodes = module.getElementsByTagName(tag);
+        List<Element> out = new ArrayList<>();
+        for (int i = 0; i < nodes.getLength(); i++) {
+            out.add((Element) nodes.item(i));
+        }
+        return out;
+    }
+
+    private String text(String tag) {
+        return module.getElementsByTagName(tag).item(0).getTextContent().trim();
+    }
+
+    @Test
+    void namesAndVersionsTheModule() throws Exception {
+        assertEquals("iris-terminal-mcp", text("Name"));
+        String pom = Files.readString(Path.of("pom.xml"));
+        Matcher v = Pattern.compile("<artifactId>iris-terminal-mcp</artifactId>\\s*<version>([^<]+)</version>").matcher(pom);
+        assertTrue(v.find());
+        assertEquals(v.group(1), text("Version"), "module.xml and pom.xml versions differ");
+        assertFalse(all("SystemRequirements").isEmpty());
+        assertFalse(text("Description").isEmpty());
+        assertFalse(text("Keywords").isEmpty());
+    }
+
+    @Test
+    void everyResourceExists() {
+        for (Element r : all("Resource")) {
+            String name = r.getAttribute("Name");
+            String dir = r.getAttribute("Directory").isEmpty() ? "cls" : r.getAttribute("Directory");
+            assertTrue(name.endsWith(".PKG"), "expected a package resource: " + name);
+            Path pkg = Path.of(dir, name.substring(0, name.length() - 4).replace('.', '/'));
+            assertTrue(Files.isDirectory(pkg), pkg + " does not exist");
+        }
+        for (Element t : all("UnitTest")) {
+            Path dir = Path.of(t.getAttribute("Name").replaceFirst("^/", ""));
+            Path pkg = dir.resolve(t.getAttribute("Package").replace('.', '/'));
+            assertTrue(Files.isDirectory(pkg), pkg + " does not exist");
+            assertEquals("test", t.getAttribute("Phase"));
+        }
+    }
+
+    @Test
+    void copiesTheJarTheBuildProduces() throws Exception {
+        String pom = Files.readString(Path.of("pom.xml"));
+        Matcher m = Pattern.compile("<finalName>([^<]+)</finalName>").matcher(pom);
+        assertTrue(m.find());
+        List<Element> copies = all("FileCopy");
+        assertEquals(1, copies.size());
+        assertEquals("target/" + m.group(1) + ".jar", copies.get(0).getAttribute("Name"));
+    }
+
+    @Test
+    void everyInvokedMethodExists() throws Exception {
+        for (Element inv : all("Invoke")) {
+            String cls = inv.getAttribute("Class");
+            assertTrue(cls.startsWith("Terminal."), cls);
+            Path file = Path.of("cls", cls.replace('.', '/') + ".cls");
+            String source = Files.readString(file);
+            assertTrue(Pattern.compile("ClassMethod\\s+" + inv.getAttribute("Method") + "\\(").matcher(source).find(),
+                    file + " has no ClassMethod " + inv.getAttribute("Method"));
+        }
+    }
+
+    @Test
+    void theInstallerSetsOnlyRealApplicationProperties() throws Exception {
+        String installer = Files.readString(Path.of("cls", "Terminal", "Installer.cls"));
+        Matcher m = Pattern.compile("props\\(\"(\\w+)\"\\)").matcher(installer);
+        int seen = 0;
+        while (m.find()) {
+            seen++;
+            assertTrue(APPLICATION_PROPERTIES.contains(m.group(1)), "not a Security.Applications property: " + m.group(1));
+        }
+        assertTrue(seen >= 5, "the parser found no web application properties in Terminal.Installer");
+    }
+}
