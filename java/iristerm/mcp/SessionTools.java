@@ -2,6 +2,7 @@ package iristerm.mcp;
 
 import iristerm.process.ProcessEngine;
 import iristerm.process.ProcessSpec;
+import iristerm.session.NotifyTarget;
 import iristerm.session.ReadRequest;
 import iristerm.session.ReadResult;
 import iristerm.session.Session;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -21,10 +23,10 @@ import java.util.regex.PatternSyntaxException;
 final class SessionTools {
     private final ServerContext ctx;
     private final IrisSessions iris;
-    private final java.util.function.Function<Caller, iristerm.session.NotifyTarget> notifier;
+    private final Function<Caller, NotifyTarget> notifier;
 
     SessionTools(ServerContext ctx, IrisSessions iris,
-                 java.util.function.Function<Caller, iristerm.session.NotifyTarget> notifier) {
+                 Function<Caller, NotifyTarget> notifier) {
         this.ctx = ctx;
         this.iris = iris;
         this.notifier = notifier;
@@ -66,13 +68,15 @@ final class SessionTools {
                   "state": {"type": "string", "enum": ["starting", "running", "waiting_input", "idle", "exited"]}
                 }, "required": ["session", "kind", "state"]}""", (c, a) -> {
             String kind = a.string("kind", "process");
+            // resolved first: a session must not be left open behind a refusal
+            NotifyTarget notifyTarget = a.bool("notify", false) ? notifier.apply(c) : null;
             Session s = switch (kind) {
                 case "process" -> openProcess(c, a);
                 case "iris" -> iris.open(c, a);
                 default -> throw new SessionException("'kind' must be process or iris; got '" + kind + "'");
             };
-            if (a.bool("notify", false)) {
-                ctx.sessions().notifyTo(s, notifier.apply(c));
+            if (notifyTarget != null) {
+                ctx.sessions().notifyTo(s, notifyTarget);
             }
             SessionMeta m = s.meta();
             return new Answer(Results.map("session", s.id(), "kind", m.kind(), "name", m.name(),
