@@ -17,6 +17,8 @@ public final class OutputLog {
     private byte[] ring;
     private final Transcript transcript;
     private long end;
+    /** bumped by every change a waiting reader may care about, so a waiter can tell it missed none */
+    private long version;
     /** offset of the first byte the ring ever received: earlier bytes exist only in the transcript */
     private final long ringStart;
     private boolean released;
@@ -62,6 +64,7 @@ public final class OutputLog {
             }
             end += len;
             lastOutputNanos = System.nanoTime();
+            version++;
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -80,8 +83,14 @@ public final class OutputLog {
             size = (int) Math.min(maxTail, (long) size * 2);
         }
         byte[] bigger = new byte[size];
-        for (long at = end - held; at < end; at++) {
-            bigger[(int) (at % size)] = ring[(int) (at % ring.length)];
+        // copy the held bytes in order (at most two runs in the old ring) to their places in the new one
+        long at = end - held;
+        while (at < end) {
+            int from = (int) (at % ring.length);
+            int to = (int) (at % size);
+            int n = (int) Math.min(end - at, Math.min(ring.length - from, size - to));
+            System.arraycopy(ring, from, bigger, to, n);
+            at += n;
         }
         ring = bigger;
     }
@@ -172,10 +181,16 @@ public final class OutputLog {
     public void wakeAll() {
         lock.lock();
         try {
+            version++;
             changed.signalAll();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Must hold {@link #lock()}: changes so far (output, exit, engine events), to compare after a gap. */
+    public long version() {
+        return version;
     }
 
     /** Must hold {@link #lock()}. Returns the nanoseconds left, as {@link Condition#awaitNanos}. */

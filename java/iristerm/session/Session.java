@@ -226,6 +226,7 @@ public final class Session implements EngineSink {
                     left = Math.min(left, Math.max(1, quietAt - now));
                 }
                 Engine e = engine;
+                long seen = log.version();
                 lock.unlock();
                 boolean pulled;
                 try {
@@ -233,7 +234,8 @@ public final class Session implements EngineSink {
                 } finally {
                     lock.lock();
                 }
-                if (!pulled) {
+                // whatever changed while the lock was free was signalled to nobody: look again first
+                if (!pulled && log.version() == seen) {
                     log.awaitNanos(left);
                 }
             }

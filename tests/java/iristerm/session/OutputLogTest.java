@@ -36,6 +36,23 @@ class OutputLogTest {
     }
 
     @Test
+    void theTailGrowsToItsLimitKeepingEveryByteInPlace() {
+        OutputLog log = new OutputLog(64 * 1024, null);
+        byte[] all = new byte[200_000];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = (byte) (i * 31 + i / 977);
+        }
+        for (int i = 0; i < all.length; i += 7_001) {
+            log.append(all, i, Math.min(7_001, all.length - i));
+            long end = log.end();
+            long from = log.tailStart();
+            assertArrayEquals(java.util.Arrays.copyOfRange(all, (int) from, (int) end),
+                    log.read(from, (int) (end - from)).bytes(), "after " + end + " bytes");
+        }
+        assertEquals(200_000 - 64 * 1024, log.tailStart());
+    }
+
+    @Test
     void withoutTranscriptLostBytesAreSkippedAndSaidSo() {
         OutputLog log = new OutputLog(4096, null);
         log.append(new byte[10_000], 0, 10_000);
