@@ -55,6 +55,8 @@ public final class IrisEngine implements Engine {
     /** a done or read event came; the prompt counts once all output up to it is fetched */
     private boolean promptPending;
     private volatile Reading reading;
+    /** input sent so far: a fetch that began before the latest input may report a state it has not seen */
+    private volatile long inputs;
 
     /** Output of IRIS characters [charStart, charStart + text.length()) begins at log byte byteStart. */
     private record Chunk(long charStart, long byteStart, String text) {
@@ -111,6 +113,7 @@ public final class IrisEngine implements Engine {
         ObjectNode req = IrisApi.request().put(SESSION, id).put(TEXT, code).put("execute", true).put("secret", secret);
         JsonNode r = api.call(IrisMethod.SEND, req);
         // queued: until IRIS reports otherwise the session is busy with it, so no second unit races in
+        inputs++;
         state = SessionState.running;
         return r.path(SEQ).asLong();
     }
@@ -123,6 +126,7 @@ public final class IrisEngine implements Engine {
     @Override
     public void write(String text, boolean enter, boolean secret) {
         ObjectNode req = IrisApi.request().put(SESSION, id).put(TEXT, text).put("enter", enter).put("secret", secret);
+        inputs++;
         state = parseState(api.call(IrisMethod.SEND, req).path(STATE).asString(state.name()));
     }
 
@@ -166,6 +170,7 @@ public final class IrisEngine implements Engine {
         try {
             ObjectNode req = IrisApi.request().put(SESSION, id).put("from", charNext).put("ev", evNext)
                     .put("max", FETCH_CHARS).put("wait_ms", Math.min(maxWaitMillis, MAX_FETCH_WAIT_MS));
+            long inputsBefore = inputs;
             JsonNode r;
             try {
                 r = api.call(IrisMethod.READ, req);
@@ -177,7 +182,7 @@ public final class IrisEngine implements Engine {
                 }
                 throw f;
             }
-            accept(r);
+            accept(r, inputsBefore == inputs);
             return true;
         } finally {
             fetching.unlock();
@@ -185,7 +190,8 @@ public final class IrisEngine implements Engine {
         }
     }
 
-    private void accept(JsonNode r) {
+    /** @param current false when input was sent while this answer was on its way: its state may be stale */
+    private void accept(JsonNode r, boolean current) {
         String data = r.path(DATA).asString("");
         if (!data.isEmpty()) {
             byte[] bytes = data.getBytes(StandardCharsets.UTF_8);
@@ -205,6 +211,9 @@ public final class IrisEngine implements Engine {
         tlevel = r.path(TLEVEL).asInt(tlevel);
         applyEvents();
         SessionState s = parseState(r.path(STATE).asString(state.name()));
+        if (!current && s != SessionState.exited) {
+            s = state;
+        }
         state = s;
         boolean allFetched = charNext >= r.path(END).asLong(charNext);
         if (promptPending && allFetched && (s == SessionState.idle || s == SessionState.waiting_input)) {

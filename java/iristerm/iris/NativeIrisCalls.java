@@ -50,9 +50,14 @@ public final class NativeIrisCalls implements IrisCalls {
                             + "); it was not repeated because it may have taken effect", first);
                 }
                 IRIS fresh = connect();
-                String answer = fresh.classMethodString(IrisMethod.CLASS, method.method(), requestJson);
-                release(fresh);
-                return answer;
+                try {
+                    String answer = fresh.classMethodString(IrisMethod.CLASS, method.method(), requestJson);
+                    release(fresh);
+                    return answer;
+                } catch (RuntimeException second) {
+                    discard(fresh);
+                    throw second;
+                }
             }
         } catch (RuntimeException e) {
             throw e instanceof IrisUnavailableException u ? u : unavailable("IRIS call failed: " + e.getMessage(), e);
@@ -105,8 +110,12 @@ public final class NativeIrisCalls implements IrisCalls {
 
     private void release(IRIS iris) {
         synchronized (idle) {
-            idle.addFirst(iris);
+            if (!closed) {
+                idle.addFirst(iris);
+                return;
+            }
         }
+        discard(iris);
     }
 
     private static void discard(IRIS iris) {

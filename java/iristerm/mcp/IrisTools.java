@@ -11,6 +11,7 @@ import iristerm.session.Session;
 import iristerm.session.SessionException;
 import iristerm.session.SessionMeta;
 import iristerm.session.SessionState;
+import iristerm.session.Until;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
@@ -39,6 +40,7 @@ final class IrisTools implements IrisSessions {
     private final IrisApi api;
     /** each identity's default iris session, used by iris_execute without a session */
     private final Map<String, String> defaults = new ConcurrentHashMap<>();
+    private final Map<String, Object> defaultsLocks = new ConcurrentHashMap<>();
 
     IrisTools(ServerContext ctx, IrisApi api) {
         this.ctx = ctx;
@@ -65,6 +67,8 @@ final class IrisTools implements IrisSessions {
 
     private Session open(String identity, String namespace, String name) {
         IrisApi iris = api();
+        // before IRIS starts a job: a refusal afterwards would leave the job running there
+        ctx.sessions().checkCapacity(identity);
         ObjectNode req = IrisApi.request().put(AGENT, identity);
         if (namespace != null) {
             req.put(NAMESPACE, namespace);
@@ -75,7 +79,12 @@ final class IrisTools implements IrisSessions {
         req.put("idle_timeout_s", ctx.sessions().config().idleTimeout().toSeconds());
         JsonNode opened = iris.call(IrisMethod.OPEN, req);
         String ns = opened.path(NAMESPACE).asString(namespace);
-        return attach(identity, opened, name != null ? name : "iris-" + ns, ns);
+        try {
+            return attach(identity, opened, name != null ? name : "iris-" + ns, ns);
+        } catch (RuntimeException e) {
+            iris.call(IrisMethod.CLOSE, IrisApi.request().put(SESSION, opened.path(SESSION).asString()).put("force", true));
+            throw e;
+        }
     }
 
     private Session attach(String identity, JsonNode opened, String name, String namespace) {
@@ -103,7 +112,14 @@ final class IrisTools implements IrisSessions {
         }
     }
 
+    /** One default session per identity, even when its first calls race. */
     private Session defaultSession(Caller c, String namespace) {
+        synchronized (defaultsLocks.computeIfAbsent(c.identity(), k -> new Object())) {
+            return defaultSessionLocked(c, namespace);
+        }
+    }
+
+    private Session defaultSessionLocked(Caller c, String namespace) {
         String id = defaults.get(c.identity());
         if (id != null) {
             try {
@@ -187,7 +203,7 @@ final class IrisTools implements IrisSessions {
         long mark = s.log().end();
         long seq = engine.execute(unit, a.bool("secret", false));
         s.touch();
-        s.awaitPrompt(mark, timeout);
+        s.await(new Until(null, null, true, false), mark, timeout);
         long elapsed = (System.nanoTime() - started) / 1_000_000;
 
         IrisEngine.Done done = engine.done(seq);
@@ -196,10 +212,11 @@ final class IrisTools implements IrisSessions {
         long from;
         long to;
         Map<String, Object> error = null;
-        if (done != null && done.outStart() >= 0) {
+        if (done != null) {
             status = done.error() == null ? "ok" : "error";
-            from = done.outStart();
-            to = done.outEnd();
+            // a command whose output outgrew the offset map: its output is what came after the echo
+            from = done.outStart() >= 0 ? done.outStart() : afterEcho(s.log(), mark);
+            to = done.outEnd() >= from ? done.outEnd() : s.log().end();
             elapsed = done.elapsedMs();
             if (done.error() != null) {
                 IrisEngine.CommandError e = done.error();

@@ -130,6 +130,9 @@ public final class ServerAssembly {
                     .build();
         } catch (SessionException e) {
             return error(e.getMessage());
+        } catch (StackOverflowError e) {
+            return error("a regular expression in this call is too deep to evaluate (e.g. (.|\\n)*); "
+                    + "simplify it, e.g. use [\\s\\S]* or (?s).*");
         } catch (RuntimeException e) {
             LOG.error("tool {} failed", t.name(), e);
             return error(t.name() + " failed inside the server (" + e + "); other sessions are unaffected. "

@@ -134,8 +134,9 @@ public final class ProcessEngine implements Engine {
                     sink.output(buf, 0, n);
                 }
             }
-        } catch (IOException e) {
-            // a PTY master reads EIO once the last slave descriptor closes: that is end of output
+        } catch (IOException | RuntimeException e) {
+            // a PTY master reads EIO once the last slave descriptor closes: that is end of output;
+            // anything else ends this session's output too, never the server
         }
     }
 
@@ -205,17 +206,25 @@ public final class ProcessEngine implements Engine {
 
     /**
      * Graceful first: HUP on a terminal (what closing it does; an interactive shell ignores TERM),
-     * TERM on pipes. Whatever is still alive after the grace period is killed.
+     * TERM on pipes. Whatever is still alive after the grace period is killed, and so is whatever
+     * the leader left running in its group. (A writer blocked on a child that stopped reading is
+     * released when the child dies and its end of the pipe or terminal closes.)
      */
     @Override
     public void terminate(boolean force, long graceMillis) {
         try {
-            if (!force && process.isAlive()) {
+            if (!process.isAlive()) {
+                // the leader is gone; what it left running in its group (background jobs) goes too
+                trySignal(Signal.KILL);
+                return;
+            }
+            if (!force) {
                 trySignal(pty ? Signal.HUP : Signal.TERM);
                 if (pty) {
                     trySignal(Signal.TERM);
                 }
                 if (process.waitFor(graceMillis, TimeUnit.MILLISECONDS)) {
+                    trySignal(Signal.KILL);
                     return;
                 }
             }

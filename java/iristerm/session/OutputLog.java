@@ -1,5 +1,7 @@
 package iristerm.session;
 
+import org.slf4j.LoggerFactory;
+
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -22,6 +24,7 @@ public final class OutputLog {
     /** offset of the first byte the ring ever received: earlier bytes exist only in the transcript */
     private final long ringStart;
     private boolean released;
+    private boolean transcriptFailed;
     private long lastOutputNanos = System.nanoTime();
 
     /**
@@ -46,8 +49,14 @@ public final class OutputLog {
         }
         lock.lock();
         try {
-            if (transcript != null) {
-                transcript.write(b, off, len);
+            if (transcript != null && !transcriptFailed) {
+                try {
+                    transcript.write(b, off, len);
+                } catch (RuntimeException e) {
+                    // disk full or closed: keep serving from memory; older output is lost, and says so
+                    transcriptFailed = true;
+                    LoggerFactory.getLogger(OutputLog.class).warn("transcript stopped: {}", e.getMessage());
+                }
             }
             grow(len);
             int skip = Math.max(0, len - ring.length);
@@ -99,7 +108,7 @@ public final class OutputLog {
     public void releaseTail() {
         lock.lock();
         try {
-            if (transcript != null) {
+            if (transcript != null && !transcriptFailed) {
                 transcript.flushHeld();
                 ring = new byte[1];
                 released = true;
@@ -147,22 +156,25 @@ public final class OutputLog {
         try {
             long start = Math.max(0, Math.min(from, end));
             long tail = tail();
+            byte[] old = new byte[0];
             if (start < tail) {
                 if (transcript != null) {
-                    byte[] old = transcript.read(start, (int) Math.min(max, tail - start));
-                    if (old.length > 0) {
-                        return new Slice(start, old);
-                    }
+                    old = transcript.read(start, (int) Math.min(max, tail - start));
                 }
-                start = tail;
+                if (old.length == 0) {
+                    start = tail;
+                } else if (start + old.length < tail || old.length == max) {
+                    return new Slice(start, old);
+                }
             }
-            int n = (int) Math.min(max, end - start);
-            byte[] out = new byte[n];
-            long at = start;
-            int dst = 0;
-            while (dst < n) {
+            // the rest comes from memory, right after what the transcript gave
+            long at = start + old.length;
+            int n = (int) Math.min(max - old.length, end - at);
+            byte[] out = java.util.Arrays.copyOf(old, old.length + n);
+            int dst = old.length;
+            while (dst < out.length) {
                 int pos = (int) (at % ring.length);
-                int k = Math.min(n - dst, ring.length - pos);
+                int k = Math.min(out.length - dst, ring.length - pos);
                 System.arraycopy(ring, pos, out, dst, k);
                 at += k;
                 dst += k;

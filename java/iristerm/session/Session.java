@@ -185,6 +185,10 @@ public final class Session implements EngineSink {
         try {
             long cursor = r.all() ? 0 : readers.getOrDefault(r.reader(), 0L);
             ReadReason reason = waitFor(r, cursor, Math.max(cursor, r.mark()));
+            if (!r.all()) {
+                // another read of the same reader (a notification push) may have moved it meanwhile
+                cursor = Math.max(cursor, readers.getOrDefault(r.reader(), 0L));
+            }
             return deliver(r, cursor, reason);
         } finally {
             lock.unlock();
@@ -192,12 +196,11 @@ public final class Session implements EngineSink {
     }
 
     /**
-     * Waits, at most {@code waitMs}, until a prompt (end of command or READ for iris) appears at or
-     * after log offset {@code mark}, or the session ends; consumes nothing.
+     * Waits, at most {@code waitMs}, until {@code until} holds for output after log offset
+     * {@code mark} (e.g. a prompt: end of command or READ for iris), or the session ends; consumes nothing.
      */
-    public ReadReason awaitPrompt(long mark, long waitMs) {
-        ReadRequest r = new ReadRequest("", waitMs, new Until(null, null, true, false), Integer.MAX_VALUE,
-                false, false, false, null, mark);
+    public ReadReason await(Until until, long mark, long waitMs) {
+        ReadRequest r = new ReadRequest("", waitMs, until, Integer.MAX_VALUE, false, false, false, null, mark);
         log.lock().lock();
         try {
             return waitFor(r, mark, mark);
@@ -213,13 +216,16 @@ public final class Session implements EngineSink {
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(r.waitMs());
         Scan scan = new Scan(cursor);
         ReadReason reason;
+        boolean fetched = false;
         try {
             while ((reason = ready(r, cursor, mark, start, scan)) == null) {
                 long now = System.nanoTime();
                 long left = deadline - now;
-                if (left <= 0) {
+                if (left <= 0 && fetched) {
                     return ReadReason.timeout;
                 }
+                fetched = true;
+                left = Math.max(0, left);
                 if (r.until() != null && r.until().quietMs() != null) {
                     long quietAt = Math.max(start, log.lastOutputNanos())
                             + TimeUnit.MILLISECONDS.toNanos(r.until().quietMs());
@@ -230,12 +236,13 @@ public final class Session implements EngineSink {
                 lock.unlock();
                 boolean pulled;
                 try {
-                    pulled = e != null && !exited && e.pull(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                    // a pulling engine fetches at least once, even for wait_ms 0
+                    pulled = e != null && !exited && e.pull(TimeUnit.NANOSECONDS.toMillis(left));
                 } finally {
                     lock.lock();
                 }
                 // whatever changed while the lock was free was signalled to nobody: look again first
-                if (!pulled && log.version() == seen) {
+                if (!pulled && log.version() == seen && left > 0) {
                     log.awaitNanos(left);
                 }
             }
@@ -299,7 +306,7 @@ public final class Session implements EngineSink {
             if (m.find()) {
                 return true;
             }
-            from = s.next() >= end ? s.next() : s.next() - PATTERN_OVERLAP;
+            from = s.next() >= end ? s.next() : Math.max(from + 1, s.next() - PATTERN_OVERLAP);
         }
         scan.from = Math.max(scan.from, end - PATTERN_OVERLAP);
         return false;
@@ -316,14 +323,18 @@ public final class Session implements EngineSink {
         }
         if (r.toFile() != null) {
             long next = spill(r, cursor, end);
-            readers.put(r.reader(), next);
+            readers.merge(r.reader(), next, Math::max);
             return result("", next - cursor, next, end - next, reason, r.toFile().toString(), null);
         }
         OutputLog.Slice s = log.read(cursor, (int) Math.min(pending, r.maxBytes()));
         byte[] bytes = s.bytes();
         int len = (s.next() == end && exited) ? bytes.length : completeUtf8Length(bytes);
+        if (len == 0 && s.next() < end) {
+            // a page too small for one character: deliver it as is rather than never move on
+            len = bytes.length;
+        }
         long next = s.from() + len;
-        readers.put(r.reader(), next);
+        readers.merge(r.reader(), next, Math::max);
         String text = decode(bytes, len);
         if (r.stripAnsi()) {
             text = AnsiCleaner.clean(text);
@@ -345,6 +356,9 @@ public final class Session implements EngineSink {
                     }
                     byte[] bytes = s.bytes();
                     int len = s.next() == end ? bytes.length : completeUtf8Length(bytes);
+                    if (len == 0) {
+                        len = bytes.length;
+                    }
                     if (r.stripAnsi()) {
                         out.write(AnsiCleaner.clean(decode(bytes, len)).getBytes(StandardCharsets.UTF_8));
                     } else {
@@ -468,7 +482,7 @@ public final class Session implements EngineSink {
             if ((c & 0xc0) == 0x80) {
                 continue;
             }
-            int need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+            int need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 1;
             return need > back ? n - back : n;
         }
         return n;

@@ -45,13 +45,13 @@ public final class SessionManager implements AutoCloseable {
         @Override
         public void output(Session s) {
             if (s.notifying() && notifyScheduled.putIfAbsent(s.id(), Boolean.TRUE) == null) {
-                timer.schedule(() -> pushOutput(s), NOTIFY_COALESCE_MILLIS, TimeUnit.MILLISECONDS);
+                later(() -> pushOutput(s), NOTIFY_COALESCE_MILLIS);
             }
         }
 
         @Override
         public void exited(Session s) {
-            timer.execute(() -> onExit(s));
+            later(() -> onExit(s), 0);
         }
     };
 
@@ -66,6 +66,15 @@ public final class SessionManager implements AutoCloseable {
         loadHistory();
         long sweep = Math.max(200, Math.min(30_000, config.idleTimeout().toMillis() / 4));
         timer.scheduleWithFixedDelay(this::closeIdle, sweep, sweep, TimeUnit.MILLISECONDS);
+    }
+
+    /** Runs on the timer; once the manager is closing, the work is dropped (close() saves every session). */
+    private void later(Runnable work, long delayMillis) {
+        try {
+            timer.schedule(work, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            LOG.debug("manager closing; dropped deferred work");
+        }
     }
 
     public Config config() {
@@ -95,12 +104,9 @@ public final class SessionManager implements AutoCloseable {
      * Opens a session for {@code owner}. {@code persistent} sessions keep metadata and transcript in
      * the data directory; the engine is made by {@code engine} once the session exists.
      */
-    public Session open(String owner, SessionMeta template, boolean persistent, Function<EngineSink, Engine> engine) {
-        long live = sessions.values().stream().filter(s -> s.meta().owner().equals(owner) && !s.isExited()).count();
-        if (live >= config.maxSessionsPerOwner()) {
-            throw new SessionException("'" + owner + "' already has " + live + " open sessions, the limit ("
-                    + config.maxSessionsPerOwner() + "); close one with session_close first");
-        }
+    public synchronized Session open(String owner, SessionMeta template, boolean persistent,
+                                     Function<EngineSink, Engine> engine) {
+        checkCapacity(owner);
         String id = newId();
         SessionMeta meta = new SessionMeta(id, template.kind(), template.name(), owner, template.command(),
                 template.args(), template.cwd(), template.namespace(), template.mode(), template.prompt(),
@@ -125,6 +131,15 @@ public final class SessionManager implements AutoCloseable {
         sessions.put(id, session);
         LOG.info("session {} opened for {}: {} {}", id, owner, meta.kind(), meta.command());
         return session;
+    }
+
+    /** Refuses when {@code owner} already has as many live sessions as allowed. */
+    public void checkCapacity(String owner) {
+        long live = sessions.values().stream().filter(s -> s.meta().owner().equals(owner) && !s.isExited()).count();
+        if (live >= config.maxSessionsPerOwner()) {
+            throw new SessionException("'" + owner + "' already has " + live + " open sessions, the limit ("
+                    + config.maxSessionsPerOwner() + "); close one with session_close first");
+        }
     }
 
     private String newId() {
@@ -168,8 +183,7 @@ public final class SessionManager implements AutoCloseable {
     public ReadResult close(Session s, boolean force, long graceMillis, int maxBytes, boolean stripAnsi) {
         s.terminate(force, graceMillis);
         // wait for the engine to report the exit (bounded); output that was still draining lands first
-        s.read(new ReadRequest("close-wait", CLOSE_DRAIN_MILLIS, new Until(null, null, false, true),
-                Integer.MAX_VALUE, true, false, false, null, 0));
+        s.await(new Until(null, null, false, true), s.log().end(), CLOSE_DRAIN_MILLIS);
         long end = s.log().end();
         s.skipTo(ReadRequest.DEFAULT_READER, end - maxBytes);
         return s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 0, null, maxBytes, true, stripAnsi, false,
@@ -213,7 +227,7 @@ public final class SessionManager implements AutoCloseable {
             }
         }
         if (r.available() > 0 && notifyScheduled.putIfAbsent(s.id(), Boolean.TRUE) == null) {
-            timer.schedule(() -> pushOutput(s), NOTIFY_COALESCE_MILLIS, TimeUnit.MILLISECONDS);
+            later(() -> pushOutput(s), NOTIFY_COALESCE_MILLIS);
         }
     }
 

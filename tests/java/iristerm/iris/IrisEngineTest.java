@@ -66,6 +66,20 @@ class IrisEngineTest {
     }
 
     @Test
+    void aReadWithoutWaitingStillFetchesWhatIrisHas() {
+        IrisApi api = new IrisApi(alice);
+        Session s = open(api);
+        String irisId = ((IrisEngine) s.engine()).irisSession();
+        s.send("write \"ready\"", true, false);
+        // wait for the command to finish in IRIS without this session fetching anything
+        api.call(IrisMethod.READ, IrisApi.request().put("session", irisId).put("from", 0).put("ev", 0)
+                .put("wait_ms", 5000));
+        ReadResult r = s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 0, null, 1 << 20, false, true, false,
+                null, 0));
+        assertTrue(r.data().contains("ready"), r.toString());
+    }
+
+    @Test
     void aSessionClosedInIrisBecomesExited() {
         IrisApi api = new IrisApi(alice);
         Session s = open(api);

@@ -53,6 +53,53 @@ class OutputLogTest {
     }
 
     @Test
+    void aReadFromTheTranscriptGoesOnIntoMemory() {
+        OutputLog log = new OutputLog(4096, new Transcript(dir.resolve("b.log")));
+        byte[] all = new byte[10_000];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = (byte) ('A' + i % 23);
+        }
+        log.append(all, 0, all.length);
+        OutputLog.Slice across = log.read(5000, 3000);
+        assertEquals(5000, across.from());
+        assertArrayEquals(java.util.Arrays.copyOfRange(all, 5000, 8000), across.bytes());
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(10)
+    void aPatternAbsentFromOldOutputEndsInTimeNotInALoop() {
+        OutputLog log = new OutputLog(4096, new Transcript(dir.resolve("p.log")));
+        Session s = new Session(new SessionMeta("p", "process", "p", "o", "x", java.util.List.of(), ".", null, "pipe",
+                null, 0), log, null);
+        byte[] filler = "0123456789abcdef\n".repeat(4000).getBytes(StandardCharsets.UTF_8);
+        log.append(filler, 0, filler.length);
+        ReadResult r = s.read(new ReadRequest("r", 200, new Until(java.util.regex.Pattern.compile("NEVER"), null,
+                false, false), 1 << 24, false, false, false, null, 0));
+        assertEquals(ReadReason.timeout, r.reason());
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(10)
+    void aCharacterAcrossTheMemoryBoundaryNeitherStallsNorLoops() throws Exception {
+        OutputLog log = new OutputLog(4096, new Transcript(dir.resolve("u.log")));
+        Session s = new Session(new SessionMeta("u", "process", "u", "o", "x", java.util.List.of(), ".", null, "pipe",
+                null, 0), log, null);
+        byte[] text = "€".repeat(5000).getBytes(StandardCharsets.UTF_8);
+        log.append(text, 0, text.length);
+        StringBuilder got = new StringBuilder();
+        ReadResult r;
+        do {
+            r = s.read(new ReadRequest("r", 0, null, 1000, true, false, false, null, 0));
+            assertTrue(r.bytes() > 0 || r.available() == 0, r.toString());
+            got.append(r.data());
+        } while (r.available() > 0);
+        assertEquals("€".repeat(5000), got.toString());
+        Path out = dir.resolve("files").resolve("e.txt");
+        s.read(new ReadRequest("f", 0, null, 10, false, false, true, out, 0));
+        assertEquals("€".repeat(5000), Files.readString(out));
+    }
+
+    @Test
     void withoutTranscriptLostBytesAreSkippedAndSaidSo() {
         OutputLog log = new OutputLog(4096, null);
         log.append(new byte[10_000], 0, 10_000);
