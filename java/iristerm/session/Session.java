@@ -348,7 +348,10 @@ public final class Session implements EngineSink {
         long at = cursor;
         try {
             Files.createDirectories(r.toFile().toAbsolutePath().getParent());
-            try (OutputStream out = Files.newOutputStream(r.toFile())) {
+            // a link put in place after the path was checked is not followed out of the files root
+            try (OutputStream out = Files.newOutputStream(r.toFile(), java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 while (at < end) {
                     OutputLog.Slice s = log.read(at, (int) Math.min(FILE_CHUNK, end - at));
                     if (s.bytes().length == 0) {

@@ -86,16 +86,21 @@ public final class SessionManager implements AutoCloseable {
         List<SessionStore.Stored> all = store.loadAll();
         for (int i = 0; i < all.size(); i++) {
             SessionStore.Stored s = all.get(i);
-            if (i >= config.maxHistory()) {
-                store.delete(s.meta().id());
-                continue;
-            }
-            long ended = s.endedAt() != null ? s.endedAt() : System.currentTimeMillis();
-            OutputLog log = new OutputLog(1, store.openTranscript(s.meta().id()));
-            sessions.put(s.meta().id(), Session.ended(s.meta(), log, s.exitCode(), s.signal(), ended));
-            persistent.add(s.meta().id());
-            if (s.endedAt() == null) {
-                store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.signal(), ended));
+            try {
+                if (i >= config.maxHistory()) {
+                    store.delete(s.meta().id());
+                    continue;
+                }
+                long ended = s.endedAt() != null ? s.endedAt() : System.currentTimeMillis();
+                OutputLog log = new OutputLog(1, store.openTranscript(s.meta().id()));
+                sessions.put(s.meta().id(), Session.ended(s.meta(), log, s.exitCode(), s.signal(), ended));
+                persistent.add(s.meta().id());
+                if (s.endedAt() == null) {
+                    store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.signal(), ended));
+                }
+            } catch (RuntimeException e) {
+                // one unreadable session must not keep the server from starting
+                LOG.warn("earlier session {} skipped: {}", s.meta().id(), e.getMessage());
             }
         }
     }

@@ -76,7 +76,10 @@ public final class SessionStore {
                 Path meta = dir.resolve(META);
                 if (Files.isRegularFile(meta)) {
                     try {
-                        out.add(json.readValue(meta.toFile(), Stored.class));
+                        Stored stored = json.readValue(meta.toFile(), Stored.class);
+                        if (stored.meta() != null && stored.meta().id() != null) {
+                            out.add(stored);
+                        }
                     } catch (RuntimeException e) {
                         // a damaged entry must not stop the server; it stays on disk for inspection
                     }
