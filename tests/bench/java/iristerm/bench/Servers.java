@@ -6,11 +6,10 @@ import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTranspor
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import iristerm.e2e.ServeProcess;
 import iristerm.mcp.Json;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +34,6 @@ import java.util.stream.Stream;
 final class Servers {
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
     static final String TOKEN = "bench-token-0123456789abcdef";
-    private static final Pattern LISTENING = Pattern.compile("listening on (http://\\S+/mcp)");
     private static final ScheduledExecutorService WATCHDOGS = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "bench-watchdog");
         t.setDaemon(true);
@@ -49,7 +47,7 @@ final class Servers {
     }
 
     static String java() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return ServeProcess.java();
     }
 
     /** Launch arguments of the packaged stdio server. */
@@ -80,34 +78,11 @@ final class Servers {
         private final List<McpSyncClient> clients = new ArrayList<>();
 
         Http(Path jar, Path dataDir, List<String> options) throws Exception {
-            List<String> cmd = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "serve",
-                    "--listen", "127.0.0.1:0", "--token", TOKEN, "--data-dir", dataDir.toString()));
-            cmd.addAll(options);
-            process = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            CompletableFuture<URI> ready = new CompletableFuture<>();
-            Thread drain = new Thread(() -> {
-                try (BufferedReader err = new BufferedReader(
-                        new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = err.readLine()) != null) {
-                        Matcher m = LISTENING.matcher(line);
-                        if (m.find()) {
-                            ready.complete(URI.create(m.group(1)));
-                        }
-                    }
-                } catch (IOException e) {
-                    ready.completeExceptionally(e);
-                }
-                ready.completeExceptionally(new IllegalStateException("server exited before listening"));
-            }, "bench-server-stderr");
-            drain.setDaemon(true);
-            drain.start();
-            try {
-                endpoint = ready.get(60, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                process.destroyForcibly();
-                throw e;
-            }
+            List<String> all = new ArrayList<>(List.of("--token", TOKEN));
+            all.addAll(options);
+            ServeProcess serve = ServeProcess.start(jar, dataDir, all, 60);
+            process = serve.process();
+            endpoint = serve.endpoint();
         }
 
         long pid() {
