@@ -66,9 +66,11 @@ public final class Transcript implements AutoCloseable {
     public synchronized byte[] read(long offset, int max) {
         int n = (int) Math.max(0, Math.min(max, written - offset));
         ByteBuffer buf = ByteBuffer.allocate(n);
-        try {
+        // a closed transcript (an ended session) holds no descriptor: each read opens the file briefly
+        try (FileChannel reading = channel.isOpen() ? null : FileChannel.open(file, StandardOpenOption.READ)) {
+            FileChannel from = reading != null ? reading : channel;
             while (buf.hasRemaining()) {
-                if (channel.read(buf, offset + buf.position()) < 0) {
+                if (from.read(buf, offset + buf.position()) < 0) {
                     break;
                 }
             }
