@@ -40,12 +40,17 @@ public final class SessionManager implements AutoCloseable {
     private final Map<String, Boolean> notifyScheduled = new ConcurrentHashMap<>();
     private final Set<String> persistent = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timer;
+    private final java.util.concurrent.ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "sessions-notify");
+        t.setDaemon(true);
+        return t;
+    });
     private final SecureRandom random = new SecureRandom();
     private final Session.Listener listener = new Session.Listener() {
         @Override
         public void output(Session s) {
             if (s.notifying() && notifyScheduled.putIfAbsent(s.id(), Boolean.TRUE) == null) {
-                later(() -> pushOutput(s), NOTIFY_COALESCE_MILLIS);
+                later(() -> push(() -> pushOutput(s)), NOTIFY_COALESCE_MILLIS);
             }
         }
 
@@ -74,6 +79,15 @@ public final class SessionManager implements AutoCloseable {
             timer.schedule(work, delayMillis, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException closing) {
             LOG.debug("manager closing; dropped deferred work");
+        }
+    }
+
+    /** Sends notifications off the timer, so a client slow to take them holds up no exit or idle handling. */
+    private void push(Runnable send) {
+        try {
+            notifier.execute(send);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            LOG.debug("manager closing; dropped a notification");
         }
     }
 
@@ -197,14 +211,18 @@ public final class SessionManager implements AutoCloseable {
     }
 
     private void onExit(Session s) {
-        pushOutput(s);
-        NotifyTarget target = notifyTargets.remove(s.id());
+        NotifyTarget target = notifyTargets.get(s.id());
         if (target != null) {
-            try {
-                target.exited(s);
-            } catch (RuntimeException e) {
-                LOG.debug("exit notification for {} failed: {}", s.id(), e.toString());
-            }
+            // after the last output, in order, on the notifying thread: a slow client delays only its own pushes
+            push(() -> {
+                pushOutput(s);
+                notifyTargets.remove(s.id());
+                try {
+                    target.exited(s);
+                } catch (RuntimeException e) {
+                    LOG.debug("exit notification for {} failed: {}", s.id(), e.toString());
+                }
+            });
         }
         s.log().releaseTail();
         s.log().closeTranscript();
@@ -234,7 +252,7 @@ public final class SessionManager implements AutoCloseable {
             }
         }
         if (r.available() > 0 && notifyScheduled.putIfAbsent(s.id(), Boolean.TRUE) == null) {
-            later(() -> pushOutput(s), NOTIFY_COALESCE_MILLIS);
+            later(() -> push(() -> pushOutput(s)), NOTIFY_COALESCE_MILLIS);
         }
     }
 
@@ -271,8 +289,10 @@ public final class SessionManager implements AutoCloseable {
             }
         }
         timer.shutdown();
+        notifier.shutdown();
         try {
             timer.awaitTermination(2, TimeUnit.SECONDS);
+            notifier.awaitTermination(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
