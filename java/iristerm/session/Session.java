@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.regex.Matcher;
 
 /**
  * One live (or ended) terminal: its output log, its readers' cursors, and the engine it runs on.
@@ -218,6 +217,7 @@ public final class Session implements EngineSink {
         ReadReason reason;
         boolean fetched = false;
         try {
+            long seen = log.version();
             while ((reason = ready(r, cursor, mark, start, scan)) == null) {
                 long now = System.nanoTime();
                 long left = deadline - now;
@@ -232,7 +232,6 @@ public final class Session implements EngineSink {
                     left = Math.min(left, Math.max(1, quietAt - now));
                 }
                 Engine e = engine;
-                long seen = log.version();
                 lock.unlock();
                 boolean pulled;
                 try {
@@ -241,10 +240,12 @@ public final class Session implements EngineSink {
                 } finally {
                     lock.lock();
                 }
-                // whatever changed while the lock was free was signalled to nobody: look again first
+                // whatever changed while the lock was free (fetching, or matching a pattern) was
+                // signalled to nobody: look again first
                 if (!pulled && log.version() == seen && left > 0) {
                     log.awaitNanos(left);
                 }
+                seen = log.version();
             }
             return reason;
         } catch (InterruptedException e) {
@@ -302,8 +303,15 @@ public final class Session implements EngineSink {
                 break;
             }
             String text = decode(s.bytes());
-            Matcher m = u.pattern().matcher(strip ? AnsiCleaner.clean(text) : text);
-            if (m.find()) {
+            // the agent's regex runs without the lock: a slow one must not hold up the producer
+            log.lock().unlock();
+            boolean found;
+            try {
+                found = u.pattern().matcher(strip ? AnsiCleaner.clean(text) : text).find();
+            } finally {
+                log.lock().lock();
+            }
+            if (found) {
                 return true;
             }
             from = s.next() >= end ? s.next() : Math.max(from + 1, s.next() - PATTERN_OVERLAP);

@@ -71,9 +71,18 @@ class IrisEngineTest {
         Session s = open(api);
         String irisId = ((IrisEngine) s.engine()).irisSession();
         s.send("write \"ready\"", true, false);
-        // wait for the command to finish in IRIS without this session fetching anything
-        api.call(IrisMethod.READ, IrisApi.request().put("session", irisId).put("from", 0).put("ev", 0)
-                .put("wait_ms", 5000));
+        // wait for the command to finish in IRIS (its done event) without this session fetching anything
+        long events = 0;
+        boolean done = false;
+        for (int i = 0; i < 20 && !done; i++) {
+            JsonNode answer = api.call(IrisMethod.READ, IrisApi.request().put("session", irisId).put("from", 1 << 20)
+                    .put("ev", events).put("wait_ms", 1000));
+            for (JsonNode ev : answer.path("events")) {
+                done |= "done".equals(ev.path("type").asString());
+            }
+            events = answer.path("ev_next").asLong(events);
+        }
+        assertTrue(done, "the command did not finish in the fake");
         ReadResult r = s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 0, null, 1 << 20, false, true, false,
                 null, 0));
         assertTrue(r.data().contains("ready"), r.toString());
