@@ -15,22 +15,16 @@ public final class IrisFields {
     public static final String MESSAGE = "message";
     public static final String SESSION = "session";
     public static final String NAME = "name";
-    public static final String OWNER = "owner";
     public static final String AGENT = "agent";
     public static final String NAMESPACE = "namespace";
     public static final String PID = "pid";
     public static final String STATE = "state";
-    public static final String CREATED = "created";
     public static final String SEQ = "seq";
     public static final String DATA = "data";
-    public static final String NEXT = "next";
     public static final String END = "end";
     public static final String EVENTS = "events";
     public static final String EV_NEXT = "ev_next";
     public static final String TLEVEL = "tlevel";
-    public static final String SEQ_DONE = "seq_done";
-    public static final String READING = "reading";
-    public static final String EXIT = "exit";
     public static final String TYPE = "type";
     public static final String OUT_START = "out_start";
     public static final String OUT_END = "out_end";
@@ -41,19 +35,15 @@ public final class IrisFields {
     public static final String SOURCE = "source";
     public static final String INFO = "info";
     public static final String AT = "at";
-    public static final String REASON = "reason";
     public static final String SESSIONS = "sessions";
     public static final String COLUMNS = "columns";
     public static final String ROWS = "rows";
     public static final String ROW_COUNT = "row_count";
     public static final String TRUNCATED = "truncated";
     public static final String SQLCODE = "sqlcode";
-    public static final String VERSION = "version";
-    public static final String USER = "user";
-    public static final String IRIS = "iris";
 
     public static final List<String> FIELDS_READ = List.of(FAULT, CODE, MESSAGE, SESSION, NAME, AGENT, NAMESPACE,
-            PID, STATE, SEQ, DATA, END, EVENTS, EV_NEXT, TLEVEL, EXIT, TYPE, OUT_START, OUT_END, ELAPSED_MS,
-            ERROR, TEXT, LOCATION, SOURCE, INFO, AT, REASON, SESSIONS, COLUMNS, ROWS, ROW_COUNT, TRUNCATED,
-            SQLCODE, VERSION, USER, IRIS);
+            PID, STATE, SEQ, DATA, END, EVENTS, EV_NEXT, TLEVEL, TYPE, OUT_START, OUT_END, ELAPSED_MS,
+            ERROR, TEXT, LOCATION, SOURCE, INFO, AT, SESSIONS, COLUMNS, ROWS, ROW_COUNT, TRUNCATED,
+            SQLCODE);
 }

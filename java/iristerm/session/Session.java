@@ -398,16 +398,6 @@ public final class Session implements EngineSink {
         return text.substring(text.lastIndexOf('\n') + 1);
     }
 
-    /** Cursor of a reader; a reader that has never read starts at 0. */
-    public long cursor(String reader) {
-        log.lock().lock();
-        try {
-            return readers.getOrDefault(reader, 0L);
-        } finally {
-            log.lock().unlock();
-        }
-    }
-
     /** Moves a reader to at least {@code offset} (what it has not read before that is skipped). */
     public void skipTo(String reader, long offset) {
         log.lock().lock();
