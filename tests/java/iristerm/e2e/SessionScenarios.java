@@ -213,13 +213,17 @@ abstract class SessionScenarios {
     @Test
     void interruptStopsALongSleepPromptly() {
         String s = openBash();
-        ok(client, "session_send", "session", s, "text", "sleep 100", "wait_ms", 300, "until", PROMPT);
+        // the output line (not the echoed command) shows the shell is past it and into the sleep
+        Map<String, Object> started = ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100",
+                "wait_ms", 10000, "until", Map.of("pattern", "(?m)^sleeping"));
+        assertEquals("pattern", started.get("reason"));
         ok(client, "session_signal", "session", s, "signal", "INT");
         Map<String, Object> r = ok(client, "session_read", "session", s, "wait_ms", 5000, "until", PROMPT);
         assertEquals("prompt", r.get("reason"), r::toString);
 
         // a control character written as input does the same (the terminal turns ^C into SIGINT)
-        ok(client, "session_send", "session", s, "text", "sleep 100", "wait_ms", 300, "until", PROMPT);
+        ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100", "wait_ms", 10000,
+                "until", Map.of("pattern", "(?m)^sleeping"));
         ok(client, "session_send", "session", s, "text", "\u0003", "enter", false);
         Map<String, Object> r2 = ok(client, "session_read", "session", s, "wait_ms", 5000, "until", PROMPT);
         assertEquals("prompt", r2.get("reason"), r2::toString);
