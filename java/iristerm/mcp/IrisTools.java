@@ -208,15 +208,18 @@ final class IrisTools implements IrisSessions {
 
         IrisEngine.Done done = engine.done(seq);
         IrisEngine.Reading reading = engine.reading();
+        // without a done event the command's output is whatever followed its echoed line
+        long from = afterEcho(s.log(), mark);
+        long to = s.log().end();
         String status;
-        long from;
-        long to;
         Map<String, Object> error = null;
         if (done != null) {
             status = done.error() == null ? "ok" : "error";
-            // a command whose output outgrew the offset map: its output is what came after the echo
-            from = done.outStart() >= 0 ? done.outStart() : afterEcho(s.log(), mark);
-            to = done.outEnd() >= from ? done.outEnd() : s.log().end();
+            // offsets of a command whose output outgrew the offset map are unknown (-1)
+            if (done.outStart() >= 0 && done.outEnd() >= done.outStart()) {
+                from = done.outStart();
+                to = done.outEnd();
+            }
             elapsed = done.elapsedMs();
             if (done.error() != null) {
                 IrisEngine.CommandError e = done.error();
@@ -225,16 +228,9 @@ final class IrisTools implements IrisSessions {
             }
         } else if (reading != null && reading.seq() == seq) {
             status = "reading";
-            from = afterEcho(s.log(), mark);
             to = reading.at();
-        } else if (s.isExited()) {
-            status = "ok";
-            from = afterEcho(s.log(), mark);
-            to = s.log().end();
         } else {
-            status = "running";
-            from = afterEcho(s.log(), mark);
-            to = s.log().end();
+            status = s.isExited() ? "ok" : "running";
         }
         OutputLog.Slice slice = s.log().read(from, (int) Math.min(Math.max(0, to - from), max));
         s.skipTo(ReadRequest.DEFAULT_READER, slice.from() + slice.bytes().length);

@@ -104,12 +104,15 @@ public final class OutputLog {
         ring = bigger;
     }
 
-    /** Drops the memory tail once nobody will write again; reads then come from the transcript. */
-    public void releaseTail() {
+    /**
+     * Once nobody will write again: drops the memory tail (reads then come from the transcript) and
+     * closes the transcript, which then holds no descriptor between reads.
+     */
+    public void retire() {
         lock.lock();
         try {
             if (transcript != null && !transcriptFailed) {
-                transcript.flushHeld();
+                transcript.close();
                 ring = new byte[1];
                 released = true;
             }

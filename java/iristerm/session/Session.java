@@ -58,7 +58,7 @@ public final class Session implements EngineSink {
         s.exitSignal = signal;
         s.endedAt = endedAt;
         s.lastActivity = endedAt;
-        log.releaseTail();
+        log.retire();
         return s;
     }
 

@@ -108,7 +108,6 @@ public final class SessionManager implements AutoCloseable {
                 long ended = s.endedAt() != null ? s.endedAt() : System.currentTimeMillis();
                 OutputLog log = new OutputLog(1, store.openTranscript(s.meta().id()));
                 sessions.put(s.meta().id(), Session.ended(s.meta(), log, s.exitCode(), s.signal(), ended));
-                log.closeTranscript();
                 persistent.add(s.meta().id());
                 if (s.endedAt() == null) {
                     store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.signal(), ended));
@@ -224,8 +223,7 @@ public final class SessionManager implements AutoCloseable {
                 }
             });
         }
-        s.log().releaseTail();
-        s.log().closeTranscript();
+        s.log().retire();
         if (isPersistent(s)) {
             store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.exitSignal(), s.endedAt()));
         }

@@ -81,7 +81,7 @@ public final class Transcript implements AutoCloseable {
     }
 
     /** Writes out bytes held back for secret masking: no more output will follow them. */
-    public synchronized void flushHeld() {
+    private void flushHeld() {
         writeFully(held, held.length);
         held = new byte[0];
     }

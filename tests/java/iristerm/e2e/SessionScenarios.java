@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import static iristerm.e2e.Mcp.args;
 import static iristerm.e2e.Mcp.error;
 import static iristerm.e2e.Mcp.num;
 import static iristerm.e2e.Mcp.ok;
@@ -394,6 +393,11 @@ abstract class SessionScenarios {
         for (McpSchema.Tool t : tools.tools()) {
             assertNotNull(t.outputSchema(), t.name() + " has no output schema");
         }
-        assertTrue(args().isEmpty());
+        String instructions = client.getServerInstructions();
+        assertNotNull(instructions, "the server gives no instructions");
+        for (String step : List.of("session_open", "session_send", "until", "oversized", "session_signal",
+                "iris_execute")) {
+            assertTrue(instructions.contains(step), "the instructions do not teach " + step);
+        }
     }
 }
