@@ -298,6 +298,12 @@ public final class FakeIrisCalls implements IrisCalls {
 
     private ObjectNode send(Req req) {
         Job job = owned(req);
+        if (!job.owner.equals(user)) {
+            // %Admin_Manage may look at and end another user's session, never type into it: that would run
+            // code as that user.
+            throw new Fault("NOT_OWNER", "session " + job.id + " belongs to " + job.owner + "; only its owner may send"
+                    + " input to it (an administrator may read, list, signal and close it)");
+        }
         String text = req.str("text", true);
         boolean enter = req.flag("enter", true);
         boolean secret = req.flag("secret", false);

@@ -474,6 +474,17 @@ class FakeIrisCallsTest {
         assertEquals("USER>", call(admin, IrisMethod.READ, "{\"session\":" + q(bobs) + "}").get("data").asString());
     }
 
+    /** S2: an administrator's override covers Read, List, Signal and Close, never Send (code as another user). */
+    @Test
+    void anAdministratorMayNotTypeIntoAnotherUsersSession() {
+        String s = q(open());
+        FakeIrisCalls admin = iris.asAdmin("root");
+        assertFault("NOT_OWNER", call(admin, IrisMethod.SEND, "{\"session\":" + s + ",\"text\":\"w 1\"}"));
+        assertEquals("USER>", call(admin, IrisMethod.READ, "{\"session\":" + s + "}").get("data").asString());
+        assertEquals(1, call(admin, IrisMethod.SIGNAL, "{\"session\":" + s + ",\"signal\":\"INT\"}").get("sent").asInt());
+        assertEquals(1, call(admin, IrisMethod.CLOSE, "{\"session\":" + s + "}").get("closed").asInt());
+    }
+
     @Test
     void badRequestsAreFaultsNotExceptions() {
         String s = q(open());
