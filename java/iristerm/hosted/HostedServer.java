@@ -20,6 +20,8 @@ import iristerm.http.Reply;
 import iristerm.http.StreamableCore;
 import iristerm.iris.IrisApi;
 import iristerm.iris.IrisCalls;
+import iristerm.iris.IrisFields;
+import iristerm.iris.IrisMethod;
 import iristerm.mcp.Json;
 import iristerm.mcp.Limits;
 import iristerm.mcp.ServerAssembly;
@@ -108,8 +110,24 @@ final class HostedServer implements AutoCloseable {
                         + ". An administrator can allow a browser origin with -D" + HostedConfig.ORIGINS_PROPERTY
                         + "=<origin>[,...] on the External Java Server."));
             }
+            String caller;
+            try {
+                caller = callingUser();
+            } catch (RuntimeException e) {
+                LOG.warn("{} request claiming {}: could not ask IRIS who is calling: {}", method, irisUser, e.toString());
+                return answer(Reply.error(503, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: the Java bridge could not "
+                        + "ask IRIS which user is calling (" + e.getMessage() + "). An administrator should read the "
+                        + "External Java Server's log."));
+            }
+            if (!caller.equals(irisUser)) {
+                LOG.warn("{} request claiming IRIS user {} came from a process of user {}; refused", method, irisUser,
+                        caller);
+                return answer(Reply.error(403, ErrorCodes.INVALID_REQUEST, "IRIS Terminal: this request names IRIS user "
+                        + irisUser + " but comes from a process of user " + (caller.isEmpty() ? "(none)" : caller)
+                        + "; the bridge serves only requests that Terminal.REST passes on for the user it authenticated."));
+            }
             BufferedExchange exchange = new BufferedExchange(method, headers,
-                    body == null ? null : body.getBytes(StandardCharsets.UTF_8), irisUser);
+                    body == null ? null : body.getBytes(StandardCharsets.UTF_8), caller);
             core.handle(exchange);
             return answer(exchange.await(Duration.ofNanos(deadline - System.nanoTime())));
         } catch (BadHeaders e) {
@@ -123,6 +141,15 @@ final class HostedServer implements AutoCloseable {
             return answer(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: internal error in the Java bridge ("
                     + e + "). An administrator should read the External Java Server's log."));
         }
+    }
+
+    /**
+     * $USERNAME of the IRIS process this request came from, asked through its own connection on this
+     * gateway thread for every request: the connection of the next request may belong to another user,
+     * so nothing of this answer is kept.
+     */
+    private String callingUser() {
+        return new IrisApi(iris).call(IrisMethod.PING, IrisApi.request()).path(IrisFields.USER).asString("");
     }
 
     /** The headers Terminal.REST passed, as a JSON object of strings. */

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import iristerm.http.StreamableCore;
 import iristerm.iris.FakeIrisCalls;
+import iristerm.iris.IrisMethod;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -246,12 +247,12 @@ class BridgeTest {
         assertTrue(refused.toString().contains("IRIS user bob may not run OS processes"), refused::toString);
 
         String alices = open("alice");
-        gateway.callbacks.clear();
+        gateway.privilegeChecks.set(0);
         // not an instant exit: SessionStore's save at open and at exit race on one temp file
         JsonNode opened = tool("alice", alices, 8, "session_open", "{\"kind\":\"process\",\"command\":\"sh\","
                 + "\"args\":[\"-c\",\"sleep 0.5; echo hi\"],\"mode\":\"pipe\"}");
         assertFalse(opened.path("isError").asBoolean(), opened::toString);
-        assertEquals(1, gateway.callbacks.size(), "the privilege is checked in IRIS, once per session_open");
+        assertEquals(1, gateway.privilegeChecks.get(), "the privilege is checked in IRIS, once per session_open");
         String id = opened.path("structuredContent").path("session").asString();
         JsonNode read = tool("alice", alices, 9, "session_read",
                 "{\"session\":\"" + id + "\",\"wait_ms\":5000,\"until\":{\"exit\":true}}");
@@ -340,6 +341,69 @@ class BridgeTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void aRequestClaimingAnotherIrisUserIsRefused() throws Exception {
+        String alices = open("alice");
+        String headers = JSON.writeValueAsString(postHeaders(alices));
+        // bob's process passes alice's name: her MCP session, and a new one, are both refused
+        Answer claimed = parse(gateway.call("bob", thread -> Bridge.handle("POST", headers, TOOLS_LIST, "alice")));
+        assertError(claimed, 403, -32600);
+        assertTrue(claimed.body().contains("names IRIS user alice but comes from a process of user bob"),
+                claimed::body);
+        String fresh = JSON.writeValueAsString(postHeaders(null));
+        assertError(parse(gateway.call("bob", thread -> Bridge.handle("POST", fresh, INITIALIZE, "alice"))), 403, -32600);
+        // asked anew each request: alice's own next request is served, then bob's claim is refused again
+        assertEquals(200, post("alice", alices, TOOLS_LIST).status());
+        assertError(parse(gateway.call("bob", thread -> Bridge.handle("POST", headers, TOOLS_LIST, "alice"))), 403, -32600);
+    }
+
+    @Test
+    void afterARestartEachIrisUserTakesUpItsOwnSessionsOnItsFirstCall() throws Exception {
+        String alices = open("alice");
+        assertEquals("ok", tool("alice", alices, 20, "iris_execute", "{\"code\":\"set x=1\"}")
+                .path("structuredContent").path("status").asString());
+        JsonNode extra = tool("alice", alices, 21, "session_open", "{\"kind\":\"iris\",\"name\":\"extra\"}");
+        assertFalse(extra.path("isError").asBoolean(), extra::toString);
+        String bobs = open("bob");
+        assertEquals("ok", tool("bob", bobs, 22, "iris_execute", "{\"code\":\"set x=2\"}")
+                .path("structuredContent").path("status").asString());
+        int opened = iris.calls(IrisMethod.OPEN);
+
+        serve(false); // the JVM restarted: the jobs live on in IRIS, this server knows none of them
+
+        alices = open("alice");
+        JsonNode listed = tool("alice", alices, 23, "session_list", "{}").path("structuredContent").path("sessions");
+        List<String> names = new ArrayList<>();
+        listed.forEach(s -> names.add(s.path("name").asString()));
+        assertEquals(List.of("default", "extra"), names.stream().sorted().toList(), listed::toString);
+        JsonNode again = tool("alice", alices, 24, "iris_execute", "{\"code\":\"write x\"}").path("structuredContent");
+        assertEquals("1", again.path("output").asString(), again::toString);
+        bobs = open("bob");
+        JsonNode his = tool("bob", bobs, 25, "iris_execute", "{\"code\":\"write x\"}").path("structuredContent");
+        assertEquals("2", his.path("output").asString(), his::toString);
+        assertEquals(1, tool("bob", bobs, 26, "session_list", "{}").path("structuredContent").path("sessions").size());
+        assertEquals(opened, iris.calls(IrisMethod.OPEN), "a session was opened instead of taken up");
+    }
+
+    @Test
+    void notifyIsRefusedBecauseNothingReachesTheClientBetweenCalls() throws Exception {
+        String session = open("alice");
+        int opened = iris.calls(IrisMethod.OPEN);
+        JsonNode refused = tool("alice", session, 27, "session_open", "{\"kind\":\"iris\",\"notify\":true}");
+        assertTrue(refused.path("isError").asBoolean(), refused::toString);
+        assertTrue(refused.toString().contains("'notify' is not available"), refused::toString);
+        assertEquals(opened, iris.calls(IrisMethod.OPEN), "a session was opened before the refusal");
+    }
+
+    @Test
+    void openTellsIrisTheMcpClientsName() throws Exception {
+        String session = open("alice");
+        tool("alice", session, 28, "iris_execute", "{\"code\":\"write 1\"}");
+        JsonNode request = JSON.readTree(gateway.opens.get(gateway.opens.size() - 1));
+        assertEquals("bridge-test", request.path("client").asString(), request::toString);
+        assertEquals("alice", request.path("agent").asString(), request::toString);
     }
 
     @Test
