@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -412,16 +415,23 @@ class BridgeTest {
     }
 
     @Test
-    void aServerThatCannotStartAnswers503AndIsTriedAgain() {
+    void aServerThatCannotStartAnswers503AndIsTriedAgain() throws Exception {
         Bridge.serveWith(null);
         String previous = System.getProperty(HostedConfig.DATA_DIR_PROPERTY);
-        System.setProperty(HostedConfig.DATA_DIR_PROPERTY, dataDir.resolve("real").toString());
+        Path shared = Files.createDirectory(dataDir.resolve("shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        System.setProperty(HostedConfig.DATA_DIR_PROPERTY, shared.toString());
+        String headers = JSON.writeValueAsString(postHeaders(null));
         try {
-            // off a gateway thread the real server's first call back into IRIS fails
             for (int attempt = 0; attempt < 2; attempt++) {
-                assertError(parse(Bridge.handle("POST", JSON.writeValueAsString(postHeaders(null)), INITIALIZE,
-                        "alice")), 503, -32603);
+                Answer refused = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE, "alice")));
+                assertError(refused, 503, -32603);
+                assertTrue(refused.body().contains("is writable by its group or by everyone"), refused.body());
             }
+            // fixed: the next request builds the real server (which then cannot reach IRIS from this test)
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwx------"));
+            Answer next = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE, "alice")));
+            assertFalse(next.body().contains("writable"), next.body());
         } finally {
             if (previous == null) {
                 System.clearProperty(HostedConfig.DATA_DIR_PROPERTY);
@@ -432,17 +442,41 @@ class BridgeTest {
     }
 
     @Test
+    void aDataDirectoryOfAnotherUserIsRefusedAndAnOpenOneIsMadePrivate() throws Exception {
+        Path dir = Files.createDirectory(dataDir.resolve("theirs"));
+        IllegalStateException other = assertThrows(IllegalStateException.class,
+                () -> DataDirectory.prepare(dir, "someone-else"));
+        assertTrue(other.getMessage().contains("not to someone-else"), other.getMessage());
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        DataDirectory.prepare(dir, Files.getOwner(dir).getName());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+        Path created = dataDir.resolve("new").resolve("dir");
+        DataDirectory.prepare(created, Files.getOwner(dir).getName());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(created)));
+    }
+
+    @Test
     void configurationComesFromPropertiesThenEnvironment() {
-        Map<String, String> props = Map.of("java.io.tmpdir", "/tmp/x", HostedConfig.PROCESS_PROPERTY, "on");
-        Map<String, String> env = Map.of(HostedConfig.ORIGINS_ENV, "https://ok.example/, http://b.example:8080");
+        Map<String, String> props = Map.of(HostedConfig.DATA_DIR_PROPERTY, "/srv/iris/mgr/iris-terminal-mcp/",
+                HostedConfig.PROCESS_PROPERTY, "on");
+        Map<String, String> env = Map.of(HostedConfig.ORIGINS_ENV, "https://ok.example/, http://b.example:8080",
+                HostedConfig.DATA_DIR_ENV, "/elsewhere");
         HostedConfig config = HostedConfig.from(props::get, env::get);
-        assertEquals(Path.of("/tmp/x", "iris-terminal-mcp-hosted"), config.dataDir());
+        assertEquals(Path.of("/srv/iris/mgr/iris-terminal-mcp"), config.dataDir());
         assertTrue(config.processEnabled());
         assertTrue(config.allowsOrigin("https://OK.example") && config.allowsOrigin("http://b.example:8080"));
         assertTrue(config.allowsOrigin(null));
         assertFalse(config.allowsOrigin("https://other.example"));
-        assertFalse(HostedConfig.from(Map.of("java.io.tmpdir", "/t")::get, Map.<String, String>of()::get)
+        assertFalse(HostedConfig.from(Map.of(HostedConfig.DATA_DIR_PROPERTY, "/d")::get, Map.<String, String>of()::get)
                 .processEnabled());
         assertNull(new HostedProcessPolicy(true, (r, p) -> true).refusal(null));
+    }
+
+    @Test
+    void withoutADataDirectoryTheServerDoesNotGuessOne() {
+        Map<String, String> props = Map.of("java.io.tmpdir", "/tmp");
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> HostedConfig.from(props::get, Map.<String, String>of()::get));
+        assertTrue(e.getMessage().contains("Terminal.Gateway).Define()"), e.getMessage());
     }
 }
