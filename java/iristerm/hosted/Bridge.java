@@ -1,6 +1,5 @@
 package iristerm.hosted;
 
-import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
@@ -17,7 +16,6 @@ import iristerm.mcp.Version;
  */
 public final class Bridge {
 
-    private static final Logger LOG = LoggerFactory.getLogger(Bridge.class);
     private static final Object LOCK = new Object();
 
     private static volatile HostedServer server;
@@ -41,7 +39,8 @@ public final class Bridge {
         try {
             current = server();
         } catch (RuntimeException e) {
-            LOG.error("the IRIS-hosted MCP server did not start", e);
+            // looked up only now, never at class load: the log file may be in the data directory the server creates
+            LoggerFactory.getLogger(Bridge.class).error("the IRIS-hosted MCP server did not start", e);
             return HostedServer.answer(Reply.error(503, ErrorCodes.INTERNAL_ERROR,
                     "IRIS Terminal: the MCP server in the Java bridge did not start (" + e.getMessage()
                             + "). An administrator should read the External Java Server's log; the next request "

@@ -36,8 +36,13 @@ record HostedConfig(Path dataDir, boolean processEnabled, Set<String> allowedOri
 
     static HostedConfig from(UnaryOperator<String> properties, UnaryOperator<String> environment) {
         String dir = setting(properties.apply(DATA_DIR_PROPERTY), environment.apply(DATA_DIR_ENV));
-        Path dataDir = dir != null ? Path.of(dir)
-                : Path.of(properties.apply("java.io.tmpdir"), "iris-terminal-mcp-hosted");
+        if (dir == null) {
+            // no shared, guessable default (such as one under /tmp): Terminal.Gateway.Define puts it under the mgr directory
+            throw new IllegalStateException("no data directory is set for the bridge. An administrator should run "
+                    + "do ##class(Terminal.Gateway).Define() (it adds -D" + DATA_DIR_PROPERTY + "=<mgr dir>iris-terminal-mcp/ "
+                    + "to the External Java Server's JVM arguments) and then do ##class(Terminal.Gateway).Restart()");
+        }
+        Path dataDir = Path.of(dir);
         boolean process = "on".equalsIgnoreCase(setting(properties.apply(PROCESS_PROPERTY),
                 environment.apply(PROCESS_ENV)));
         String origins = setting(properties.apply(ORIGINS_PROPERTY), environment.apply(ORIGINS_ENV));

@@ -1,11 +1,6 @@
 package iristerm.hosted;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -20,6 +15,8 @@ import iristerm.http.Reply;
 import iristerm.http.StreamableCore;
 import iristerm.iris.IrisApi;
 import iristerm.iris.IrisCalls;
+import iristerm.iris.IrisFields;
+import iristerm.iris.IrisMethod;
 import iristerm.mcp.Json;
 import iristerm.mcp.Limits;
 import iristerm.mcp.ServerAssembly;
@@ -43,7 +40,6 @@ import tools.jackson.databind.node.ObjectNode;
  */
 final class HostedServer implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(HostedServer.class);
 
     static final long MAX_WAIT_MS = 45_000;
     static final Duration CALL_BOUND = Duration.ofSeconds(50);
@@ -77,7 +73,8 @@ final class HostedServer implements AutoCloseable {
      * must run on a gateway thread (or with an {@code iris} that needs none, as in tests).
      */
     static HostedServer start(HostedConfig config, IrisCalls iris, IrisPrivileges privileges) {
-        createPrivately(config.dataDir());
+        // first: the log file, when the JVM arguments put it in the data directory, can only open once it exists
+        DataDirectory.prepare(config.dataDir(), System.getProperty("user.name"));
         SessionManager sessions = new SessionManager(new SessionManager.Config(config.dataDir(), 8 << 20, 64,
                 Duration.ofMinutes(30), 200, 2000));
         try {
@@ -88,13 +85,21 @@ final class HostedServer implements AutoCloseable {
             ServerAssembly assembly = new ServerAssembly(ctx, new IrisApi(iris));
             StreamableCore core = new StreamableCore(Json.MCP, MAX_BODY_BYTES, MCP_SESSION_IDLE, System::nanoTime);
             McpSyncServer mcp = assembly.build(core, true);
-            LOG.info("IRIS-hosted MCP server ready (data in {}, process engine {})", config.dataDir(),
+            log().info("IRIS-hosted MCP server ready (data in {}, process engine {})", config.dataDir(),
                     config.processEnabled() ? "enabled for holders of " + HostedProcessPolicy.RESOURCE + ":USE" : "off");
             return new HostedServer(config, sessions, iris, core, mcp);
         } catch (RuntimeException e) {
             sessions.close();
             throw e;
         }
+    }
+
+    /**
+     * Looked up at each use, not when the class loads: slf4j-simple opens its log file once, with its
+     * first logger, and that file may live in the data directory {@link #start} first creates.
+     */
+    private static Logger log() {
+        return LoggerFactory.getLogger(HostedServer.class);
     }
 
     /** One request as Terminal.REST passes it; returns the answer JSON. Never throws. */
@@ -108,21 +113,46 @@ final class HostedServer implements AutoCloseable {
                         + ". An administrator can allow a browser origin with -D" + HostedConfig.ORIGINS_PROPERTY
                         + "=<origin>[,...] on the External Java Server."));
             }
+            String caller;
+            try {
+                caller = callingUser();
+            } catch (RuntimeException e) {
+                log().warn("{} request claiming {}: could not ask IRIS who is calling: {}", method, irisUser, e.toString());
+                return answer(Reply.error(503, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: the Java bridge could not "
+                        + "ask IRIS which user is calling (" + e.getMessage() + "). An administrator should read the "
+                        + "External Java Server's log."));
+            }
+            if (!caller.equals(irisUser)) {
+                log().warn("{} request claiming IRIS user {} came from a process of user {}; refused", method, irisUser,
+                        caller);
+                return answer(Reply.error(403, ErrorCodes.INVALID_REQUEST, "IRIS Terminal: this request names IRIS user "
+                        + irisUser + " but comes from a process of user " + (caller.isEmpty() ? "(none)" : caller)
+                        + "; the bridge serves only requests that Terminal.REST passes on for the user it authenticated."));
+            }
             BufferedExchange exchange = new BufferedExchange(method, headers,
-                    body == null ? null : body.getBytes(StandardCharsets.UTF_8), irisUser);
+                    body == null ? null : body.getBytes(StandardCharsets.UTF_8), caller);
             core.handle(exchange);
             return answer(exchange.await(Duration.ofNanos(deadline - System.nanoTime())));
         } catch (BadHeaders e) {
             return answer(Reply.error(400, ErrorCodes.INVALID_REQUEST, e.getMessage()));
         } catch (TimeoutException e) {
-            LOG.warn("{} request of {} not answered within {} s", method, irisUser, CALL_BOUND.toSeconds());
+            log().warn("{} request of {} not answered within {} s", method, irisUser, CALL_BOUND.toSeconds());
             return answer(Reply.error(504, ErrorCodes.INTERNAL_ERROR, "The request was not answered within "
                     + CALL_BOUND.toSeconds() + " s; use shorter waits (wait_ms, timeout_ms) and read on with session_read."));
         } catch (RuntimeException e) {
-            LOG.error("{} request of {} failed", method, irisUser, e);
+            log().error("{} request of {} failed", method, irisUser, e);
             return answer(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: internal error in the Java bridge ("
                     + e + "). An administrator should read the External Java Server's log."));
         }
+    }
+
+    /**
+     * $USERNAME of the IRIS process this request came from, asked through its own connection on this
+     * gateway thread for every request: the connection of the next request may belong to another user,
+     * so nothing of this answer is kept.
+     */
+    private String callingUser() {
+        return new IrisApi(iris).call(IrisMethod.PING, IrisApi.request()).path(IrisFields.USER).asString("");
     }
 
     /** The headers Terminal.REST passed, as a JSON object of strings. */
@@ -163,27 +193,10 @@ final class HostedServer implements AutoCloseable {
         if (text.length() <= MAX_ANSWER_CHARS) {
             return text;
         }
-        LOG.warn("answer of {} characters is too large for IRIS; replaced by an error", text.length());
+        log().warn("answer of {} characters is too large for IRIS; replaced by an error", text.length());
         return answer(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "The answer (" + text.length()
                 + " characters) is larger than IRIS can pass on; ask for less at a time (a smaller max_bytes, "
                 + "or to_file)."));
-    }
-
-    /** Transcripts may hold anything a user typed or saw: the directory is the JVM user's alone. */
-    private static void createPrivately(Path dir) {
-        try {
-            if (!Files.isDirectory(dir)) {
-                try {
-                    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
-                            PosixFilePermissions.fromString("rwx------")));
-                } catch (UnsupportedOperationException notPosix) {
-                    Files.createDirectories(dir);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the data directory " + dir + "; set another with -D"
-                    + HostedConfig.DATA_DIR_PROPERTY + "=<dir>", e);
-        }
     }
 
     /**
@@ -196,7 +209,7 @@ final class HostedServer implements AutoCloseable {
         try {
             mcp.closeGracefully();
         } catch (RuntimeException e) {
-            LOG.warn("closing the MCP server failed: {}", e.toString());
+            log().warn("closing the MCP server failed: {}", e.toString());
         }
         core.closeGracefully().block();
         sessions.close();

@@ -41,9 +41,15 @@ public final class IrisFields {
     public static final String ROW_COUNT = "row_count";
     public static final String TRUNCATED = "truncated";
     public static final String SQLCODE = "sqlcode";
+    /** Ping: $USERNAME of the calling process */
+    public static final String USER = "user";
+    public static final String OWNER = "owner";
+    public static final String CREATED = "created";
+    /** sent only (Open): the MCP client's name, recorded and audited by IRIS */
+    public static final String CLIENT = "client";
 
     public static final List<String> FIELDS_READ = List.of(FAULT, CODE, MESSAGE, SESSION, NAME, AGENT, NAMESPACE,
             PID, STATE, SEQ, DATA, END, EVENTS, EV_NEXT, TLEVEL, TYPE, OUT_START, OUT_END, ELAPSED_MS,
             ERROR, TEXT, LOCATION, SOURCE, INFO, AT, SESSIONS, COLUMNS, ROWS, ROW_COUNT, TRUNCATED,
-            SQLCODE);
+            SQLCODE, USER, OWNER, CREATED);
 }

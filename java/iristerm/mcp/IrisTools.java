@@ -20,9 +20,11 @@ import tools.jackson.databind.node.ObjectNode;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static iristerm.iris.IrisFields.*;
@@ -36,11 +38,19 @@ final class IrisTools implements IrisSessions {
     private static final String NOT_CONFIGURED = "no IRIS is configured for this server; start it with IRIS_HOSTNAME "
             + "(and IRIS_PORT, IRIS_NAMESPACE, IRIS_USERNAME, IRIS_PASSWORD) or --iris-host to use iris sessions";
 
+    /** the name of the session iris_execute uses when none is given; how it is found again after a restart */
+    static final String DEFAULT_NAME = "default";
+    /** a taken-up session's earlier output is fetched in at most this many reads (256 K characters each) */
+    private static final int MAX_CATCH_UP_FETCHES = 64;
+
     private final ServerContext ctx;
     private final IrisApi api;
     /** each identity's default iris session, used by iris_execute without a session */
     private final Map<String, String> defaults = new ConcurrentHashMap<>();
-    private final Map<String, Object> defaultsLocks = new ConcurrentHashMap<>();
+    /** per identity: its default session and the taking up of its sessions happen once, even when calls race */
+    private final Map<String, Object> identityLocks = new ConcurrentHashMap<>();
+    /** identities whose sessions left alive in IRIS by an earlier run of this server have been taken up */
+    private final Set<String> takenUp = ConcurrentHashMap.newKeySet();
 
     IrisTools(ServerContext ctx, IrisApi api) {
         this.ctx = ctx;
@@ -58,18 +68,27 @@ final class IrisTools implements IrisSessions {
         return api;
     }
 
+    private Object lockOf(String identity) {
+        return identityLocks.computeIfAbsent(identity, k -> new Object());
+    }
+
     // ---- sessions ----------------------------------------------------------------------------
 
     @Override
     public Session open(Caller c, Args a) {
-        return open(c.identity(), a.string("namespace"), a.string("name"));
+        return open(c, a.string("namespace"), a.string("name"));
     }
 
-    private Session open(String identity, String namespace, String name) {
+    private Session open(Caller c, String namespace, String name) {
         IrisApi iris = api();
+        String identity = c.identity();
         // before IRIS starts a job: a refusal afterwards would leave the job running there
         ctx.sessions().checkCapacity(identity);
         ObjectNode req = IrisApi.request().put(AGENT, identity);
+        String client = clientName(c);
+        if (client != null) {
+            req.put(CLIENT, client);
+        }
         if (namespace != null) {
             req.put(NAMESPACE, namespace);
         }
@@ -87,6 +106,15 @@ final class IrisTools implements IrisSessions {
         }
     }
 
+    /** The MCP client's own name (clientInfo.name of its initialize), or null when the transport has none. */
+    private static String clientName(Caller c) {
+        if (c.exchange() == null || c.exchange().getClientInfo() == null) {
+            return null;
+        }
+        String name = c.exchange().getClientInfo().name();
+        return name == null || name.isBlank() ? null : name;
+    }
+
     private Session attach(String identity, JsonNode opened, String name, String namespace) {
         SessionMeta template = new SessionMeta(null, "iris", name, identity, "iris:" + opened.path(SESSION).asString(),
                 List.of(), null, namespace, null, null, 0);
@@ -94,27 +122,88 @@ final class IrisTools implements IrisSessions {
         return ctx.sessions().open(identity, template, false, sink -> new IrisEngine(api, opened, sink));
     }
 
-    /** Sessions alive in IRIS from an earlier run of this server (IRIS owns them) are taken up again. */
-    void reattach() {
-        if (api == null) {
+    /**
+     * The tools, each first taking up the caller's sessions that an earlier run of this server left
+     * alive in IRIS (IRIS owns them). Done per identity on its own first call, so that in hosted mode
+     * the List runs as that IRIS user, on that user's gateway thread.
+     */
+    List<ToolSpec> takingUpFirst(List<ToolSpec> tools) {
+        return tools.stream().map(t -> new ToolSpec(t.name(), t.description(), t.inputSchema(), t.outputSchema(),
+                (c, a) -> {
+                    takeUp(c.identity());
+                    return t.handler().call(c, a);
+                })).toList();
+    }
+
+    /**
+     * Attaches the live sessions this identity opened through this server's IRIS user (a row's agent
+     * is the identity, its owner the IRIS user Ping names) and makes the latest one named
+     * {@link #DEFAULT_NAME} its default again. A failure leaves it to the next call.
+     */
+    private void takeUp(String identity) {
+        if (api == null || takenUp.contains(identity)) {
             return;
         }
-        for (JsonNode s : api.call(IrisMethod.LIST, IrisApi.request()).path(SESSIONS)) {
-            String agent = s.path(AGENT).asString("");
-            if (agent.isEmpty() || "exited".equals(s.path(STATE).asString())) {
-                continue;
+        synchronized (lockOf(identity)) {
+            if (takenUp.contains(identity)) {
+                return;
             }
             try {
-                attach(agent, s, s.path(NAME).asString("iris"), s.path(NAMESPACE).asString(""));
-            } catch (SessionException e) {
-                LOG.warn("iris session {} of {} not taken up: {}", s.path(SESSION).asString(), agent, e.getMessage());
+                String irisUser = api.call(IrisMethod.PING, IrisApi.request()).path(USER).asString("");
+                Set<String> attached = new HashSet<>();
+                for (Session s : ctx.sessions().list(identity)) {
+                    attached.add(s.meta().command());
+                }
+                JsonNode defaultRow = null;
+                String defaultId = null;
+                for (JsonNode row : api.call(IrisMethod.LIST, IrisApi.request()).path(SESSIONS)) {
+                    if (!identity.equals(row.path(AGENT).asString("")) || !irisUser.equals(row.path(OWNER).asString(""))
+                            || "exited".equals(row.path(STATE).asString())
+                            || attached.contains("iris:" + row.path(SESSION).asString())) {
+                        continue;
+                    }
+                    String name = row.path(NAME).asString("iris");
+                    Session s = attach(identity, row, name, row.path(NAMESPACE).asString(""));
+                    catchUp(s);
+                    // created is "YYYY-MM-DD HH:MM:SS", so text order is time order
+                    if (DEFAULT_NAME.equals(name) && (defaultRow == null
+                            || row.path(CREATED).asString("").compareTo(defaultRow.path(CREATED).asString("")) >= 0)) {
+                        defaultRow = row;
+                        defaultId = s.id();
+                    }
+                }
+                if (defaultId != null) {
+                    defaults.putIfAbsent(identity, defaultId);
+                }
+                takenUp.add(identity);
+            } catch (RuntimeException e) {
+                LOG.warn("sessions of {} left in IRIS by an earlier run not taken up yet: {}", identity, e.getMessage());
             }
         }
     }
 
+    /**
+     * Fetches the output and events a taken-up session had before this run, so that the next
+     * command's wait starts after them (an old end-of-command event is no prompt for it); the default
+     * reader goes on from there, as the agent of the earlier run had read it ({@code all} still shows it).
+     */
+    private static void catchUp(Session s) {
+        if (!(s.engine() instanceof IrisEngine engine)) {
+            return;
+        }
+        for (int i = 0; i < MAX_CATCH_UP_FETCHES; i++) {
+            long before = s.log().end();
+            engine.pull(0);
+            if (s.log().end() == before) {
+                break;
+            }
+        }
+        s.skipTo(ReadRequest.DEFAULT_READER, s.log().end());
+    }
+
     /** One default session per identity, even when its first calls race. */
     private Session defaultSession(Caller c, String namespace) {
-        synchronized (defaultsLocks.computeIfAbsent(c.identity(), k -> new Object())) {
+        synchronized (lockOf(c.identity())) {
             return defaultSessionLocked(c, namespace);
         }
     }
@@ -131,7 +220,7 @@ final class IrisTools implements IrisSessions {
                 // fall through to a new one
             }
         }
-        Session s = open(c.identity(), namespace, null);
+        Session s = open(c, namespace, DEFAULT_NAME);
         defaults.put(c.identity(), s.id());
         return s;
     }

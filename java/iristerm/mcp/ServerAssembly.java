@@ -49,20 +49,24 @@ public final class ServerAssembly {
     private final List<ToolSpec> tools = new ArrayList<>();
     /** the transport the server was built on; notifications outside a call go through it */
     private volatile McpServerTransportProviderBase transport;
+    /** whether that transport can reach a client after its call returned (a buffered one cannot) */
+    private volatile boolean pushes;
 
     /** @param iris IRIS reached by this server, or null when none is configured */
     public ServerAssembly(ServerContext ctx, IrisApi iris) {
         this.ctx = ctx;
         IrisTools irisTools = new IrisTools(ctx, iris);
-        tools.addAll(new SessionTools(ctx, irisTools, this::notifier).all());
-        tools.addAll(irisTools.all());
-        irisTools.reattach();
+        List<ToolSpec> all = new ArrayList<>(new SessionTools(ctx, irisTools, this::notifier).all());
+        all.addAll(irisTools.all());
+        tools.addAll(irisTools.takingUpFirst(all));
     }
 
     private NotifyTarget notifier(Caller caller) {
         McpServerTransportProviderBase t = transport;
-        if (t == null || caller.exchange() == null) {
-            throw new SessionException("this transport cannot push notifications; read with session_read instead");
+        if (t == null || !pushes || caller.exchange() == null) {
+            throw new SessionException("'notify' is not available on this server: it answers each request "
+                    + "completely before returning (as the IRIS-hosted endpoint does), so nothing can reach your client "
+                    + "between calls. Leave notify out and read output with session_read {\"wait_ms\": 30000}.");
         }
         return new ExchangeNotifier(t, caller.exchange().sessionId());
     }
@@ -74,13 +78,20 @@ public final class ServerAssembly {
     /** stdio and other single-client transports */
     public McpSyncServer build(McpServerTransportProvider transport) {
         this.transport = transport;
+        this.pushes = true;
         return configure(McpServer.sync(transport), false);
     }
 
-    /** Streamable HTTP, standalone (Undertow) or hosted (IRIS); hosted servers run each tool on the calling thread */
-    public McpSyncServer build(McpStreamableServerTransportProvider transport, boolean immediateExecution) {
+    /**
+     * Streamable HTTP, standalone (Undertow) or hosted (IRIS). A {@code buffered} transport answers
+     * each request completely before its call returns (the hosted bridge): every tool runs on the
+     * calling thread (immediate execution), and nothing can be pushed to the client afterwards, so
+     * {@code notify} is refused there.
+     */
+    public McpSyncServer build(McpStreamableServerTransportProvider transport, boolean buffered) {
         this.transport = transport;
-        return configure(McpServer.sync(transport), immediateExecution);
+        this.pushes = !buffered;
+        return configure(McpServer.sync(transport), buffered);
     }
 
     private McpSyncServer configure(McpServer.SyncSpecification<?> spec, boolean immediate) {

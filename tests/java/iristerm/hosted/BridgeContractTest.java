@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -68,5 +69,45 @@ class BridgeContractTest {
                 assertEquals(String.class, p, found + ": only strings cross the gateway");
             }
         }
+    }
+
+    /** {@code .invoke("java.lang.System", "getProperty", "java.specification.version")}: a JDK class by name. */
+    private static final Pattern JDK_INVOKE = Pattern.compile(
+            "\\.invoke\\(\\s*\"(java\\.[\\w.]+)\"\\s*,\\s*\"(\\w+)\"((?:\\s*,\\s*\"[^\"]*\")*)\\s*\\)");
+
+    /**
+     * The Java version check asks the JDK itself (an older JVM cannot load the bridge, built for
+     * release 17): every such call names a public static String method of a JDK class, with literal
+     * String arguments that this JVM answers.
+     */
+    @Test
+    void everyJdkMethodTheObjectScriptInvokesExistsAndAnswers() throws Exception {
+        Matcher m = JDK_INVOKE.matcher(Files.readString(CLS.resolve("Gateway.cls")));
+        int seen = 0;
+        while (m.find()) {
+            seen++;
+            List<String> args = new ArrayList<>();
+            Matcher literal = Pattern.compile("\"([^\"]*)\"").matcher(m.group(3));
+            while (literal.find()) {
+                args.add(literal.group(1));
+            }
+            Class<?>[] types = new Class<?>[args.size()];
+            Arrays.fill(types, String.class);
+            Method method = Class.forName(m.group(1)).getMethod(m.group(2), types);
+            assertTrue(Modifier.isStatic(method.getModifiers()), method + " must be static");
+            assertEquals(String.class, method.getReturnType(), method + " must return String");
+            assertNotNull(method.invoke(null, args.toArray()), method + " answered null for " + args);
+        }
+        assertTrue(seen > 0, "Terminal.Gateway no longer asks the JVM for its Java version");
+    }
+
+    /** Terminal.Gateway.BridgeJVMArgs() names the properties the bridge and slf4j-simple read. */
+    @Test
+    void theJvmArgumentsNameTheDataDirectoryAndLogFileProperties() throws Exception {
+        String gateway = Files.readString(CLS.resolve("Gateway.cls"));
+        Matcher body = Pattern.compile("ClassMethod BridgeJVMArgs\\(\\)[^{]*\\{([^}]*)\\}").matcher(gateway);
+        assertTrue(body.find(), "Terminal.Gateway must have BridgeJVMArgs()");
+        assertTrue(body.group(1).contains("\"-D" + HostedConfig.DATA_DIR_PROPERTY + "=\""), body.group(1));
+        assertTrue(body.group(1).contains("-Dorg.slf4j.simpleLogger.logFile="), body.group(1));
     }
 }

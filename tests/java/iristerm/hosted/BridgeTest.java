@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import iristerm.http.StreamableCore;
 import iristerm.iris.FakeIrisCalls;
+import iristerm.iris.IrisMethod;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -246,12 +250,12 @@ class BridgeTest {
         assertTrue(refused.toString().contains("IRIS user bob may not run OS processes"), refused::toString);
 
         String alices = open("alice");
-        gateway.callbacks.clear();
+        gateway.privilegeChecks.set(0);
         // not an instant exit: SessionStore's save at open and at exit race on one temp file
         JsonNode opened = tool("alice", alices, 8, "session_open", "{\"kind\":\"process\",\"command\":\"sh\","
                 + "\"args\":[\"-c\",\"sleep 0.5; echo hi\"],\"mode\":\"pipe\"}");
         assertFalse(opened.path("isError").asBoolean(), opened::toString);
-        assertEquals(1, gateway.callbacks.size(), "the privilege is checked in IRIS, once per session_open");
+        assertEquals(1, gateway.privilegeChecks.get(), "the privilege is checked in IRIS, once per session_open");
         String id = opened.path("structuredContent").path("session").asString();
         JsonNode read = tool("alice", alices, 9, "session_read",
                 "{\"session\":\"" + id + "\",\"wait_ms\":5000,\"until\":{\"exit\":true}}");
@@ -343,21 +347,91 @@ class BridgeTest {
     }
 
     @Test
+    void aRequestClaimingAnotherIrisUserIsRefused() throws Exception {
+        String alices = open("alice");
+        String headers = JSON.writeValueAsString(postHeaders(alices));
+        // bob's process passes alice's name: her MCP session, and a new one, are both refused
+        Answer claimed = parse(gateway.call("bob", thread -> Bridge.handle("POST", headers, TOOLS_LIST, "alice")));
+        assertError(claimed, 403, -32600);
+        assertTrue(claimed.body().contains("names IRIS user alice but comes from a process of user bob"),
+                claimed::body);
+        String fresh = JSON.writeValueAsString(postHeaders(null));
+        assertError(parse(gateway.call("bob", thread -> Bridge.handle("POST", fresh, INITIALIZE, "alice"))), 403, -32600);
+        // asked anew each request: alice's own next request is served, then bob's claim is refused again
+        assertEquals(200, post("alice", alices, TOOLS_LIST).status());
+        assertError(parse(gateway.call("bob", thread -> Bridge.handle("POST", headers, TOOLS_LIST, "alice"))), 403, -32600);
+    }
+
+    @Test
+    void afterARestartEachIrisUserTakesUpItsOwnSessionsOnItsFirstCall() throws Exception {
+        String alices = open("alice");
+        assertEquals("ok", tool("alice", alices, 20, "iris_execute", "{\"code\":\"set x=1\"}")
+                .path("structuredContent").path("status").asString());
+        JsonNode extra = tool("alice", alices, 21, "session_open", "{\"kind\":\"iris\",\"name\":\"extra\"}");
+        assertFalse(extra.path("isError").asBoolean(), extra::toString);
+        String bobs = open("bob");
+        assertEquals("ok", tool("bob", bobs, 22, "iris_execute", "{\"code\":\"set x=2\"}")
+                .path("structuredContent").path("status").asString());
+        int opened = iris.calls(IrisMethod.OPEN);
+
+        serve(false); // the JVM restarted: the jobs live on in IRIS, this server knows none of them
+
+        alices = open("alice");
+        JsonNode listed = tool("alice", alices, 23, "session_list", "{}").path("structuredContent").path("sessions");
+        List<String> names = new ArrayList<>();
+        listed.forEach(s -> names.add(s.path("name").asString()));
+        assertEquals(List.of("default", "extra"), names.stream().sorted().toList(), listed::toString);
+        JsonNode again = tool("alice", alices, 24, "iris_execute", "{\"code\":\"write x\"}").path("structuredContent");
+        assertEquals("1", again.path("output").asString(), again::toString);
+        bobs = open("bob");
+        JsonNode his = tool("bob", bobs, 25, "iris_execute", "{\"code\":\"write x\"}").path("structuredContent");
+        assertEquals("2", his.path("output").asString(), his::toString);
+        assertEquals(1, tool("bob", bobs, 26, "session_list", "{}").path("structuredContent").path("sessions").size());
+        assertEquals(opened, iris.calls(IrisMethod.OPEN), "a session was opened instead of taken up");
+    }
+
+    @Test
+    void notifyIsRefusedBecauseNothingReachesTheClientBetweenCalls() throws Exception {
+        String session = open("alice");
+        int opened = iris.calls(IrisMethod.OPEN);
+        JsonNode refused = tool("alice", session, 27, "session_open", "{\"kind\":\"iris\",\"notify\":true}");
+        assertTrue(refused.path("isError").asBoolean(), refused::toString);
+        assertTrue(refused.toString().contains("'notify' is not available"), refused::toString);
+        assertEquals(opened, iris.calls(IrisMethod.OPEN), "a session was opened before the refusal");
+    }
+
+    @Test
+    void openTellsIrisTheMcpClientsName() throws Exception {
+        String session = open("alice");
+        tool("alice", session, 28, "iris_execute", "{\"code\":\"write 1\"}");
+        JsonNode request = JSON.readTree(gateway.opens.get(gateway.opens.size() - 1));
+        assertEquals("bridge-test", request.path("client").asString(), request::toString);
+        assertEquals("alice", request.path("agent").asString(), request::toString);
+    }
+
+    @Test
     void versionIsTheJarsVersion() {
         assertFalse(Bridge.version().isBlank());
     }
 
     @Test
-    void aServerThatCannotStartAnswers503AndIsTriedAgain() {
+    void aServerThatCannotStartAnswers503AndIsTriedAgain() throws Exception {
         Bridge.serveWith(null);
         String previous = System.getProperty(HostedConfig.DATA_DIR_PROPERTY);
-        System.setProperty(HostedConfig.DATA_DIR_PROPERTY, dataDir.resolve("real").toString());
+        Path shared = Files.createDirectory(dataDir.resolve("shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        System.setProperty(HostedConfig.DATA_DIR_PROPERTY, shared.toString());
+        String headers = JSON.writeValueAsString(postHeaders(null));
         try {
-            // off a gateway thread the real server's first call back into IRIS fails
             for (int attempt = 0; attempt < 2; attempt++) {
-                assertError(parse(Bridge.handle("POST", JSON.writeValueAsString(postHeaders(null)), INITIALIZE,
-                        "alice")), 503, -32603);
+                Answer refused = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE, "alice")));
+                assertError(refused, 503, -32603);
+                assertTrue(refused.body().contains("is writable by its group or by everyone"), refused.body());
             }
+            // fixed: the next request builds the real server (which then cannot reach IRIS from this test)
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwx------"));
+            Answer next = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE, "alice")));
+            assertFalse(next.body().contains("writable"), next.body());
         } finally {
             if (previous == null) {
                 System.clearProperty(HostedConfig.DATA_DIR_PROPERTY);
@@ -368,17 +442,41 @@ class BridgeTest {
     }
 
     @Test
+    void aDataDirectoryOfAnotherUserIsRefusedAndAnOpenOneIsMadePrivate() throws Exception {
+        Path dir = Files.createDirectory(dataDir.resolve("theirs"));
+        IllegalStateException other = assertThrows(IllegalStateException.class,
+                () -> DataDirectory.prepare(dir, "someone-else"));
+        assertTrue(other.getMessage().contains("not to someone-else"), other.getMessage());
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        DataDirectory.prepare(dir, Files.getOwner(dir).getName());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+        Path created = dataDir.resolve("new").resolve("dir");
+        DataDirectory.prepare(created, Files.getOwner(dir).getName());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(created)));
+    }
+
+    @Test
     void configurationComesFromPropertiesThenEnvironment() {
-        Map<String, String> props = Map.of("java.io.tmpdir", "/tmp/x", HostedConfig.PROCESS_PROPERTY, "on");
-        Map<String, String> env = Map.of(HostedConfig.ORIGINS_ENV, "https://ok.example/, http://b.example:8080");
+        Map<String, String> props = Map.of(HostedConfig.DATA_DIR_PROPERTY, "/srv/iris/mgr/iris-terminal-mcp/",
+                HostedConfig.PROCESS_PROPERTY, "on");
+        Map<String, String> env = Map.of(HostedConfig.ORIGINS_ENV, "https://ok.example/, http://b.example:8080",
+                HostedConfig.DATA_DIR_ENV, "/elsewhere");
         HostedConfig config = HostedConfig.from(props::get, env::get);
-        assertEquals(Path.of("/tmp/x", "iris-terminal-mcp-hosted"), config.dataDir());
+        assertEquals(Path.of("/srv/iris/mgr/iris-terminal-mcp"), config.dataDir());
         assertTrue(config.processEnabled());
         assertTrue(config.allowsOrigin("https://OK.example") && config.allowsOrigin("http://b.example:8080"));
         assertTrue(config.allowsOrigin(null));
         assertFalse(config.allowsOrigin("https://other.example"));
-        assertFalse(HostedConfig.from(Map.of("java.io.tmpdir", "/t")::get, Map.<String, String>of()::get)
+        assertFalse(HostedConfig.from(Map.of(HostedConfig.DATA_DIR_PROPERTY, "/d")::get, Map.<String, String>of()::get)
                 .processEnabled());
         assertNull(new HostedProcessPolicy(true, (r, p) -> true).refusal(null));
+    }
+
+    @Test
+    void withoutADataDirectoryTheServerDoesNotGuessOne() {
+        Map<String, String> props = Map.of("java.io.tmpdir", "/tmp");
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> HostedConfig.from(props::get, Map.<String, String>of()::get));
+        assertTrue(e.getMessage().contains("Terminal.Gateway).Define()"), e.getMessage());
     }
 }

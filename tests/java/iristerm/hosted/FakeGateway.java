@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import iristerm.iris.FakeIrisCalls;
@@ -25,6 +26,10 @@ final class FakeGateway implements IrisCalls, IrisPrivileges {
     final Set<String> osUsers = ConcurrentHashMap.newKeySet();
     /** Every thread IRIS was called back on, in order. */
     final List<Thread> callbacks = new CopyOnWriteArrayList<>();
+    /** How often a privilege was checked. */
+    final AtomicInteger privilegeChecks = new AtomicInteger();
+    /** The request JSON of every Open, in order. */
+    final List<String> opens = new CopyOnWriteArrayList<>();
 
     FakeGateway(FakeIrisCalls instance) {
         this.instance = instance;
@@ -72,7 +77,11 @@ final class FakeGateway implements IrisCalls, IrisPrivileges {
 
     @Override
     public String call(IrisMethod method, String requestJson) {
-        return here().call(method, requestJson);
+        FakeIrisCalls connection = here();
+        if (method == IrisMethod.OPEN) {
+            opens.add(requestJson);
+        }
+        return connection.call(method, requestJson);
     }
 
     @Override
@@ -83,6 +92,7 @@ final class FakeGateway implements IrisCalls, IrisPrivileges {
     @Override
     public boolean holds(String resource, String permission) {
         FakeIrisCalls c = here();
+        privilegeChecks.incrementAndGet();
         return HostedProcessPolicy.RESOURCE.equals(resource) && "USE".equals(permission) && osUsers.contains(c.user());
     }
 }

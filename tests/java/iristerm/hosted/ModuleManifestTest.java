@@ -81,14 +81,37 @@ class ModuleManifestTest {
         }
     }
 
+    /**
+     * The hosted jar the build writes is the one IPM copies, into the mgr directory (writable on kit
+     * installs, unlike lib), and the installer is handed that same path, which is also the default
+     * Terminal.Gateway falls back to.
+     */
     @Test
-    void copiesTheJarTheBuildProduces() throws Exception {
+    void copiesTheHostedJarTheBuildProducesIntoTheMgrDirectory() throws Exception {
         String pom = Files.readString(Path.of("pom.xml"));
-        Matcher m = Pattern.compile("<finalName>([^<]+)</finalName>").matcher(pom);
-        assertTrue(m.find());
+        Matcher built = Pattern.compile("<outputFile>\\$\\{project\\.build\\.directory\\}/([^<]+)</outputFile>").matcher(pom);
+        assertTrue(built.find(), "pom.xml no longer writes the hosted jar with <outputFile>");
         List<Element> copies = all("FileCopy");
         assertEquals(1, copies.size());
-        assertEquals("target/" + m.group(1) + ".jar", copies.get(0).getAttribute("Name"));
+        Element copy = copies.get(0);
+        assertEquals("target/" + built.group(1), copy.getAttribute("Name"));
+        String target = copy.getAttribute("Target");
+        assertEquals("${mgrdir}" + built.group(1), target);
+
+        Element install = all("Invoke").stream().filter(i -> i.getAttribute("Method").equals("Install")).findFirst()
+                .orElseThrow();
+        assertEquals(target, install.getElementsByTagName("Arg").item(0).getTextContent().trim(),
+                "the installer must define the server with the path FileCopy wrote");
+
+        String gateway = Files.readString(Path.of("cls", "Terminal", "Gateway.cls"));
+        Matcher jarName = Pattern.compile("Parameter\\s+JARNAME\\s*=\\s*\"([^\"]+)\"").matcher(gateway);
+        assertTrue(jarName.find(), "Terminal.Gateway must declare Parameter JARNAME");
+        assertEquals(built.group(1), jarName.group(1));
+        Matcher defaultPath = Pattern.compile("ClassMethod DefaultJarPath\\(\\)[^{]*\\{([^}]*)\\}").matcher(gateway);
+        assertTrue(defaultPath.find(), "Terminal.Gateway must have DefaultJarPath()");
+        assertTrue(defaultPath.group(1).contains("##class(%File).ManagerDirectory()")
+                && defaultPath.group(1).contains("..#JARNAME"), "DefaultJarPath() must be ${mgrdir}" + built.group(1)
+                + ", as IPM resolves it: " + defaultPath.group(1));
     }
 
     @Test

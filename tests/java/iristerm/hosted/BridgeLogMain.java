@@ -1,0 +1,15 @@
+package iristerm.hosted;
+
+/**
+ * One bridge request in a fresh JVM, as the External Java Server makes it but without IRIS behind it
+ * (so the call back into IRIS fails): prints the answer. {@link HostedLogIT} runs it to see where the
+ * bridge's log goes.
+ */
+public final class BridgeLogMain {
+    private BridgeLogMain() {
+    }
+
+    public static void main(String[] args) {
+        System.out.println(Bridge.handle("POST", "{}", null, "alice"));
+    }
+}
