@@ -24,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * of the hosted deployment, as far as their text can show them (the behaviour itself is the %UnitTest suite's,
  * on a live instance): the agent role never opens the Java server, only the web application's application role
  * does; shared objects are recorded once per instance; Uninstall ends sessions before it deletes anything; an
- * existing audit event is never switched back on; the install script names the jar module.xml copies.
+ * existing audit event is never switched back on; the install script names the jar module.xml copies; and
+ * Terminal.REST's error answers carry an id for messages.log, not internal detail.
  */
 class InstallerSourceTest {
     private static final Path INSTALLER = Path.of("cls", "Terminal", "Installer.cls");
@@ -143,7 +144,7 @@ class InstallerSourceTest {
         assertTrue(method(installer, "Record").contains("Set ^%IRISTerminal(\"obj\", pKind, pName)"));
         String uninstall = method(installer, "Uninstall");
         int guard = at(uninstall, "Quit:$Data(^%IRISTerminal(\"install\"))");
-        for (String deletion : List.of("Gateway).Remove()", "Audit).Teardown()", "..DeleteSecurity(")) {
+        for (String deletion : List.of("Gateway).Remove()", "Audit).Teardown()", "Store).Teardown(", "..DeleteSecurity(")) {
             assertTrue(guard < at(uninstall, deletion), deletion + " must come after the check for other installations");
         }
         assertTrue(at(method(installer, "Install"), "Set ^%IRISTerminal(\"install\", ns, app)") < at(method(installer, "Install"), "..EnsureResources()"),
@@ -155,12 +156,24 @@ class InstallerSourceTest {
         String installer = read(INSTALLER);
         String uninstall = method(installer, "Uninstall");
         int end = at(uninstall, "..EndSessions()");
-        for (String deletion : List.of("..DeleteApp(", "..ReleaseApp(", "Gateway).Remove()", "Audit).Teardown()", "..DeleteSecurity(", "Kill ^")) {
+        for (String deletion : List.of("..DeleteApp(", "..ReleaseApp(", "Gateway).Remove()", "Audit).Teardown()", "Store).Teardown(", "..DeleteSecurity(", "Kill ^")) {
             assertTrue(end < at(uninstall, deletion), "sessions must end before " + deletion);
         }
         String sessions = method(installer, "EndSessions");
         assertTrue(at(sessions, "%ExistsId(\"Terminal.Session||EndAll\")") < at(sessions, "$ClassMethod(\"Terminal.Session\", \"EndAll\")"),
                 "an older Terminal.Session without EndAll must not break Uninstall");
+    }
+
+    @Test
+    void restErrorAnswersCarryAnIdNotInternalDetail() {
+        String rest = read(Path.of("cls", "Terminal", "REST.cls"));
+        String mcp = method(rest, "Mcp");
+        String internal = mcp.substring(at(mcp, "} Catch ex {\n\t\t// Reached only by a defect here"));
+        assertTrue(internal.contains("..Logged(ex.DisplayString())"), "the internal error's detail goes to messages.log");
+        assertFalse(internal.replace("..Logged(ex.DisplayString())", "").contains("DisplayString()"), "no detail in the answer");
+        String report = method(rest, "ReportHttpStatusCode");
+        assertTrue(report.contains("..Logged($System.Status.GetErrorText(pSC))"), "a 5xx detail goes to messages.log");
+        assertFalse(report.replace("..Logged($System.Status.GetErrorText(pSC))", "").contains("GetErrorText"), "no status text in the answer");
     }
 
     @Test
