@@ -75,7 +75,7 @@ class RegexAndChildrenIT {
                 "args", List.of("-c", "head -c " + bytes + " /dev/zero | tr '\\0' a; exec sleep 60")).get("session");
         Map<String, Object> r = ok(client, "session_read", "session", s, "wait_ms", 20000, "max_bytes", bytes,
                 "all", true, "until", Map.of("pattern", "a{" + bytes + "}"));
-        assertEquals("pattern", r.get("reason"), r::toString);
+        assertEquals("pattern", r.get("reason"), () -> brief(r));
         return s;
     }
 
@@ -86,9 +86,9 @@ class RegexAndChildrenIT {
         Map<String, Object> r = ok(client, "session_read", "session", s, "all", true, "wait_ms", 2000,
                 "until", Map.of("pattern", CATASTROPHIC));
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertEquals("timeout", r.get("reason"), r::toString);
+        assertEquals("timeout", r.get("reason"), () -> brief(r));
         assertTrue(took >= 2000 && took < 2000 + MARGIN_MS, "answered after " + took + " ms");
-        assertTrue(String.valueOf(r.get("hint")).contains("until.pattern did not finish"), r::toString);
+        assertTrue(String.valueOf(r.get("hint")).contains("until.pattern did not finish"), () -> brief(r));
         assertEquals(3000, ((String) r.get("data")).length(), "the output is delivered as on any timeout");
         ok(client, "session_close", "session", s, "force", true);
         assertCpuSettles();
@@ -105,7 +105,7 @@ class RegexAndChildrenIT {
         Map<String, Object> r = ok(client, "session_read", "session", s, "all", true, "wait_ms", 1000,
                 "until", Map.of("pattern", alternation.toString()));
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertEquals("timeout", r.get("reason"), r::toString);
+        assertEquals("timeout", r.get("reason"), () -> brief(r));
         assertTrue(took < 1000 + MARGIN_MS, "answered after " + took + " ms");
         ok(client, "session_close", "session", s, "force", true);
     }
@@ -120,7 +120,8 @@ class RegexAndChildrenIT {
         while (r.get("hint") == null && System.nanoTime() < deadline) {
             r = ok(client, "session_read", "session", s, "wait_ms", 500, "until", Map.of("prompt", true));
         }
-        assertTrue(String.valueOf(r.get("hint")).contains("prompt regex"), r::toString);
+        Map<String, Object> last = r;
+        assertTrue(String.valueOf(r.get("hint")).contains("prompt regex"), () -> brief(last));
         assertEquals("running", r.get("state"));
         long start = System.nanoTime();
         ok(client, "session_list", "session", s);
@@ -170,7 +171,7 @@ class RegexAndChildrenIT {
                 "args", List.of("-c", leaver(token))).get("session");
         awaitTrue(() -> alive(token).size() == 51, "the 51 sleeps to start");
         Map<String, Object> r = ok(c, "session_read", "session", s, "wait_ms", 20000, "until", "exit");
-        assertEquals("exited", r.get("state"), r::toString);
+        assertEquals("exited", r.get("state"), () -> brief(r));
         return s;
     }
 
@@ -228,7 +229,7 @@ class RegexAndChildrenIT {
                 "args", List.of("-c", "head -c 300000 /dev/zero | tr '\\0' b")).get("session");
         Map<String, Object> r = ok(client, "session_read", "session", s, "wait_ms", 20000, "until", "exit",
                 "max_bytes", 1_000_000);
-        assertEquals("exited", r.get("state"), r::toString);
+        assertEquals("exited", r.get("state"), () -> brief(r));
         Path transcript = dataDir.resolve("sessions").resolve(s).resolve("transcript.log");
         String kept = Files.readString(transcript, StandardCharsets.UTF_8);
         assertTrue(kept.startsWith("b".repeat(TRANSCRIPT_CAP)), "the first bytes are kept");
@@ -237,16 +238,23 @@ class RegexAndChildrenIT {
         // a new reader gets what the transcript kept, then the memory tail, and is told what is gone between
         Map<String, Object> first = ok(client, "session_read", "session", s, "reader", "late", "force", true,
                 "max_bytes", 1_000_000);
-        assertEquals(TRANSCRIPT_CAP, ((String) first.get("data")).length(), first::toString);
+        assertEquals(TRANSCRIPT_CAP, ((String) first.get("data")).length(), () -> brief(first));
         Map<String, Object> rest = ok(client, "session_read", "session", s, "reader", "late", "force", true,
                 "max_bytes", 1_000_000);
-        assertEquals(TAIL, ((String) rest.get("data")).length(), rest::toString);
+        assertEquals(TAIL, ((String) rest.get("data")).length(), () -> brief(rest));
         assertEquals(0L, Mcp.num(rest, "available"));
         assertTrue(String.valueOf(rest.get("hint")).contains((300_000 - TRANSCRIPT_CAP - TAIL)
-                + " older bytes were no longer held"), rest::toString);
+                + " older bytes were no longer held"), () -> brief(rest));
     }
 
     // ---- helpers -----------------------------------------------------------------------------
+
+    /** A read result without its data, which may be long. */
+    private static String brief(Map<String, Object> r) {
+        Map<String, Object> b = new java.util.LinkedHashMap<>(r);
+        b.computeIfPresent("data", (k, v) -> ((String) v).length() + " characters");
+        return b.toString();
+    }
 
     /** Polls (every 20 ms, up to 20 s) for a condition no event reports: processes appearing. */
     private static void awaitTrue(BooleanSupplier condition, String what) {
