@@ -57,7 +57,7 @@ final class PromptRegex {
     }
 
     private String abbreviated() {
-        String p = pattern.pattern();
+        String p = BoundedRegex.source(pattern);
         return p.length() <= 80 ? "'" + p + "'" : "'" + p.substring(0, 77) + "...'";
     }
 }

@@ -1,6 +1,7 @@
 package iristerm.session;
 
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * Regex searches that end by a deadline. java.util.regex backtracks: a pattern such as
@@ -16,6 +17,34 @@ public final class BoundedRegex {
     private static final int CHECK_EVERY = 1024;
 
     private BoundedRegex() {
+    }
+
+    /** put before an agent's regex; see {@link #compile} */
+    private static final String GUARD = "(?:)";
+
+    /**
+     * Compiles an agent's regex in bounded time. Pattern.compile turns a literal at the start of a
+     * pattern into a Boyer-Moore table built in quadratic time: 16,000 literal characters take seconds,
+     * a megabyte never ends, and compiling cannot be interrupted. An empty group in front keeps the
+     * start from being a literal and means nothing, so the pattern matches exactly as written. (A
+     * pattern that starts with a quantifier is invalid as written and is compiled as written, so that
+     * the error says so instead of quantifying the empty group.)
+     */
+    public static Pattern compile(String regex, int flags) {
+        if (!regex.isEmpty() && "*+?{".indexOf(regex.charAt(0)) >= 0) {
+            return Pattern.compile(regex, flags);
+        }
+        try {
+            return Pattern.compile(GUARD + regex, flags);
+        } catch (PatternSyntaxException e) {
+            throw new PatternSyntaxException(e.getDescription(), regex, Math.max(-1, e.getIndex() - GUARD.length()));
+        }
+    }
+
+    /** The regex as the agent gave it. */
+    public static String source(Pattern pattern) {
+        String p = pattern.pattern();
+        return p.startsWith(GUARD) ? p.substring(GUARD.length()) : p;
     }
 
     /** The search did not end by its deadline. Thrown from deep in the engine, so it carries no stack trace. */
