@@ -38,6 +38,13 @@ final class CommonOptions {
                     + "(env IRIS_TERMINAL_TAIL_BYTES; default: ${DEFAULT-VALUE}).")
     int tailBytes;
 
+    @Option(names = "--max-transcript-bytes", paramLabel = "N",
+            defaultValue = "${env:IRIS_TERMINAL_MAX_TRANSCRIPT_BYTES:-0}",
+            description = "Output a session's transcript keeps; later output is held in memory only (--tail-bytes) "
+                    + "and the transcript ends with a note. 0: no limit (env IRIS_TERMINAL_MAX_TRANSCRIPT_BYTES; "
+                    + "default: ${DEFAULT-VALUE}).")
+    long maxTranscriptBytes;
+
     @Option(names = "--max-input-bytes", paramLabel = "N", defaultValue = "${env:IRIS_TERMINAL_MAX_INPUT_BYTES:-1048576}",
             description = "Largest text one session_send may carry (env IRIS_TERMINAL_MAX_INPUT_BYTES; default: ${DEFAULT-VALUE}).")
     int maxInputBytes;
@@ -67,8 +74,10 @@ final class CommonOptions {
         require(idleTimeoutSeconds >= 1, "--idle-timeout must be at least 1 second");
         require(tailBytes >= 4096, "--tail-bytes must be at least 4096");
         require(maxHistory >= 0, "--max-history must not be negative");
+        require(maxTranscriptBytes >= 0, "--max-transcript-bytes must not be negative (0: no limit)");
         return new SessionManager(new SessionManager.Config(dataDir, tailBytes, maxSessions,
-                Duration.ofSeconds(idleTimeoutSeconds), maxHistory, GRACE_MILLIS));
+                Duration.ofSeconds(idleTimeoutSeconds), maxHistory, GRACE_MILLIS,
+                maxTranscriptBytes == 0 ? Long.MAX_VALUE : maxTranscriptBytes));
     }
 
     Limits limits() {

@@ -1,5 +1,6 @@
 package iristerm.mcp;
 
+import iristerm.session.BoundedRegex;
 import iristerm.session.ReadRequest;
 import iristerm.session.SessionException;
 import iristerm.session.Until;
@@ -46,7 +47,7 @@ final class ReadOptions {
         Pattern pattern = null;
         if (p != null) {
             try {
-                pattern = Pattern.compile(p, Pattern.MULTILINE);
+                pattern = BoundedRegex.compile(p, Pattern.MULTILINE);
             } catch (PatternSyntaxException e) {
                 throw new SessionException("'until.pattern' is not a valid regular expression: "
                         + e.getDescription() + " near index " + e.getIndex() + " of " + p);

@@ -2,6 +2,7 @@ package iristerm.mcp;
 
 import iristerm.process.ProcessEngine;
 import iristerm.process.ProcessSpec;
+import iristerm.session.BoundedRegex;
 import iristerm.session.NotifyTarget;
 import iristerm.session.ReadRequest;
 import iristerm.session.ReadResult;
@@ -101,7 +102,7 @@ final class SessionTools {
         String promptRegex = a.string("prompt", ProcessEngine.DEFAULT_PROMPT);
         Pattern prompt;
         try {
-            prompt = Pattern.compile(promptRegex);
+            prompt = BoundedRegex.compile(promptRegex, 0);
         } catch (PatternSyntaxException e) {
             throw new SessionException("'prompt' is not a valid regular expression: " + e.getDescription()
                     + " near index " + e.getIndex());

@@ -20,8 +20,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -38,17 +41,22 @@ public final class ProcessEngine implements Engine {
     /** how long output may still drain after the process has exited */
     private static final long DRAIN_MILLIS = 1000;
     private static final long KILL_WAIT_MILLIS = 3000;
+    /** how often leftovers are looked for again while waiting for them to end (no event tells of a stranger's exit) */
+    private static final long LEFTOVER_POLL_MILLIS = 25;
 
     private final Process process;
     private final boolean pty;
-    private final Pattern prompt;
+    private final PromptRegex prompt;
     private final OutputStream stdin;
     private final Thread pump;
+    private final Leftovers leftovers;
 
-    private ProcessEngine(Process process, boolean pty, Pattern prompt, EngineSink sink, String name) {
+    private ProcessEngine(Process process, boolean pty, Pattern prompt, EngineSink sink, String name,
+                          Leftovers leftovers) {
         this.process = process;
+        this.leftovers = leftovers;
         this.pty = pty;
-        this.prompt = prompt;
+        this.prompt = new PromptRegex(prompt);
         this.stdin = process.getOutputStream();
         this.pump = new Thread(() -> pump(process.getInputStream(), sink), name + "-out");
         pump.setDaemon(true);
@@ -61,6 +69,9 @@ public final class ProcessEngine implements Engine {
     public static ProcessEngine start(ProcessSpec spec, Pattern prompt, EngineSink sink, String name) {
         Map<String, String> env = new HashMap<>(System.getenv());
         env.putAll(spec.env());
+        // after the caller's env: the marker by which close finds what this session left running
+        String marker = UUID.randomUUID().toString();
+        env.put(Leftovers.VARIABLE, marker);
         String executable = resolve(spec.command(), env.get("PATH"));
         File dir = new File(spec.cwd());
         if (!dir.isDirectory()) {
@@ -93,7 +104,7 @@ public final class ProcessEngine implements Engine {
                 pb.environment().putAll(env);
                 p = pb.start();
             }
-            return new ProcessEngine(p, spec.pty(), prompt, sink, name);
+            return new ProcessEngine(p, spec.pty(), prompt, sink, name, new Leftovers(marker, p.pid()));
         } catch (IOException e) {
             throw new SessionException("could not start '" + spec.command() + "': " + e.getMessage());
         }
@@ -196,44 +207,89 @@ public final class ProcessEngine implements Engine {
 
     @Override
     public SessionState liveState(String lastLine) {
-        return prompt.matcher(lastLine).find() ? SessionState.waiting_input : SessionState.running;
+        return prompt.matches(lastLine) ? SessionState.waiting_input : SessionState.running;
     }
 
     @Override
     public boolean promptSince(long mark, long logEnd, String lastLine) {
-        return logEnd > mark && prompt.matcher(lastLine).find();
+        return logEnd > mark && prompt.matches(lastLine);
+    }
+
+    @Override
+    public String note() {
+        return prompt.note();
     }
 
     /**
      * Graceful first: HUP on a terminal (what closing it does; an interactive shell ignores TERM),
      * TERM on pipes. Whatever is still alive after the grace period is killed, and so is whatever
-     * the leader left running in its group. (A writer blocked on a child that stopped reading is
-     * released when the child dies and its end of the pipe or terminal closes.)
+     * the leader left running (see {@link #endLeftovers}). (A writer blocked on a child that stopped
+     * reading is released when the child dies and its end of the pipe or terminal closes.)
      */
     @Override
     public void terminate(boolean force, long graceMillis) {
+        long politeUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(force ? 0 : graceMillis);
         try {
-            if (!process.isAlive()) {
-                // the leader is gone; what it left running in its group (background jobs) goes too
-                trySignal(Signal.KILL);
-                return;
-            }
-            if (!force) {
-                trySignal(pty ? Signal.HUP : Signal.TERM);
-                if (pty) {
-                    trySignal(Signal.TERM);
+            if (process.isAlive()) {
+                if (!force) {
+                    trySignal(pty ? Signal.HUP : Signal.TERM);
+                    if (pty) {
+                        trySignal(Signal.TERM);
+                    }
+                    process.waitFor(graceMillis, TimeUnit.MILLISECONDS);
                 }
-                if (process.waitFor(graceMillis, TimeUnit.MILLISECONDS)) {
+                if (process.isAlive()) {
                     trySignal(Signal.KILL);
-                    return;
+                    if (!process.waitFor(KILL_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                        LOG.warn("process {} did not end within {} ms of KILL", process.pid(), KILL_WAIT_MILLIS);
+                    }
                 }
             }
-            trySignal(Signal.KILL);
-            if (!process.waitFor(KILL_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                LOG.warn("process {} did not end within {} ms of KILL", process.pid(), KILL_WAIT_MILLIS);
-            }
+            endLeftovers(politeUntil);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void endLeftovers(boolean force, long graceMillis) {
+        try {
+            endLeftovers(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(force ? 0 : graceMillis));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Ends the processes the leader left behind: TERM, then KILL for what is still there at
+     * {@code politeUntil}; returns once they are gone or {@value #KILL_WAIT_MILLIS} ms after KILL.
+     * Each round looks again, so a process that forks while it is being ended is found too.
+     */
+    private void endLeftovers(long politeUntil) throws InterruptedException {
+        List<Long> found = leftovers.find(process.isAlive());
+        if (found.isEmpty()) {
+            return;
+        }
+        Set<Long> termed = new HashSet<>();
+        long killUntil = Long.MAX_VALUE;
+        while (!found.isEmpty()) {
+            long now = System.nanoTime();
+            boolean polite = now - politeUntil < 0;
+            if (!polite && killUntil == Long.MAX_VALUE) {
+                killUntil = now + TimeUnit.MILLISECONDS.toNanos(KILL_WAIT_MILLIS);
+            }
+            if (!polite && now - killUntil > 0) {
+                LOG.warn("processes {} left by session process {} did not end within {} ms of KILL", found,
+                        process.pid(), KILL_WAIT_MILLIS);
+                return;
+            }
+            for (long pid : found) {
+                if (!polite || termed.add(pid)) {
+                    trySignal(pid, polite ? Signal.TERM : Signal.KILL);
+                }
+            }
+            Thread.sleep(LEFTOVER_POLL_MILLIS);
+            found = leftovers.find(process.isAlive());
         }
     }
 
@@ -242,6 +298,14 @@ public final class ProcessEngine implements Engine {
             signal(s);
         } catch (IOException e) {
             LOG.debug("signal {} to {}: {}", s, process.pid(), e.getMessage());
+        }
+    }
+
+    private static void trySignal(long pid, Signal s) {
+        try {
+            PosixSignals.killProcess(pid, s.number());
+        } catch (IOException e) {
+            LOG.debug("signal {} to {}: {}", s, pid, e.getMessage());
         }
     }
 }

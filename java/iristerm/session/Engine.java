@@ -26,6 +26,11 @@ public interface Engine {
     /** Whether a prompt (end of command, READ, or a shell prompt) appeared at or after {@code mark}. */
     boolean promptSince(long mark, long logEnd, String lastLine);
 
+    /** A standing condition of this engine that every read should mention (e.g. prompt detection is off), or null. */
+    default String note() {
+        return null;
+    }
+
     /**
      * Engines that must fetch output themselves (IRIS: output lives in IRIS and may only be fetched
      * on the caller's thread in hosted mode) do it here, waiting at most {@code maxWaitMillis};
@@ -44,6 +49,17 @@ public interface Engine {
         return false;
     }
 
-    /** Ends the engine: politely, then by force after {@code graceMillis}. Blocks at most that long (plus a bound). */
+    /**
+     * Ends the engine and what its process started: politely, then by force after {@code graceMillis}.
+     * Blocks at most that long (plus a bound).
+     */
     void terminate(boolean force, long graceMillis);
+
+    /**
+     * After the engine's process exited on its own: ends what it left running (background jobs,
+     * daemons it spawned), politely, then by force after {@code graceMillis}; bounded like
+     * {@link #terminate}. Engines whose descendants cannot outlive them have nothing to do.
+     */
+    default void endLeftovers(boolean force, long graceMillis) {
+    }
 }

@@ -105,16 +105,18 @@ public final class OutputLog {
     }
 
     /**
-     * Once nobody will write again: drops the memory tail (reads then come from the transcript) and
-     * closes the transcript, which then holds no descriptor between reads.
+     * Once nobody will write again: closes the transcript, which then holds no descriptor between
+     * reads, and drops the memory tail when the transcript holds every byte (reads then come from it).
      */
     public void retire() {
         lock.lock();
         try {
             if (transcript != null && !transcriptFailed) {
                 transcript.close();
-                ring = new byte[1];
-                released = true;
+                if (!transcript.full()) {
+                    ring = new byte[1];
+                    released = true;
+                }
             }
         } finally {
             lock.unlock();

@@ -24,6 +24,11 @@ public final class Session implements EngineSink {
     /** a pattern may span this many bytes of already-scanned output */
     private static final int PATTERN_OVERLAP = 4096;
     private static final int FILE_CHUNK = 1 << 20;
+    /**
+     * a pattern search gets at least this long even when the read's wait is over (wait_ms 0): a
+     * plain pattern over megabytes of output needs milliseconds, and must not be cut off by the clock
+     */
+    private static final long MIN_PATTERN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final SessionMeta meta;
     private final OutputLog log;
@@ -183,12 +188,12 @@ public final class Session implements EngineSink {
         lock.lock();
         try {
             long cursor = r.all() ? 0 : readers.getOrDefault(r.reader(), 0L);
-            ReadReason reason = waitFor(r, cursor, Math.max(cursor, r.mark()));
+            Waited waited = waitFor(r, cursor, Math.max(cursor, r.mark()));
             if (!r.all()) {
                 // another read of the same reader (a notification push) may have moved it meanwhile
                 cursor = Math.max(cursor, readers.getOrDefault(r.reader(), 0L));
             }
-            return deliver(r, cursor, reason);
+            return deliver(r, cursor, waited);
         } finally {
             lock.unlock();
         }
@@ -202,18 +207,22 @@ public final class Session implements EngineSink {
         ReadRequest r = new ReadRequest("", waitMs, until, Integer.MAX_VALUE, false, false, false, null, mark);
         log.lock().lock();
         try {
-            return waitFor(r, mark, mark);
+            return waitFor(r, mark, mark).reason();
         } finally {
             log.lock().unlock();
         }
     }
 
+    /** Why a wait ended, and what the reader should be told about it beyond the reason (or null). */
+    private record Waited(ReadReason reason, String note) {
+    }
+
     /** Must hold the log's lock. Engines that pull are asked to fetch; others are waited on. */
-    private ReadReason waitFor(ReadRequest r, long cursor, long mark) {
+    private Waited waitFor(ReadRequest r, long cursor, long mark) {
         ReentrantLock lock = log.lock();
         long start = System.nanoTime();
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(r.waitMs());
-        Scan scan = new Scan(cursor);
+        Scan scan = new Scan(cursor, deadline);
         ReadReason reason;
         boolean fetched = false;
         try {
@@ -222,7 +231,7 @@ public final class Session implements EngineSink {
                 long now = System.nanoTime();
                 long left = deadline - now;
                 if (left <= 0 && fetched) {
-                    return ReadReason.timeout;
+                    return new Waited(ReadReason.timeout, null);
                 }
                 fetched = true;
                 left = Math.max(0, left);
@@ -247,19 +256,26 @@ public final class Session implements EngineSink {
                 }
                 seen = log.version();
             }
-            return reason;
+            return new Waited(reason, scan.overrun);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new SessionException("the read was interrupted because the server is shutting down");
         }
     }
 
-    /** Tracks how far a pattern has been searched, so each wake-up scans only what is new. */
+    /**
+     * Tracks how far a pattern has been searched, so each wake-up scans only what is new, and by
+     * when the search must end: the read's deadline (with a small floor, see MIN_PATTERN_NANOS).
+     */
     private static final class Scan {
+        final long deadline;
         long from;
+        /** set when the pattern's search ran out of time: the read ends with timeout and says why */
+        String overrun;
 
-        Scan(long from) {
+        Scan(long from, long deadline) {
             this.from = from;
+            this.deadline = deadline;
         }
     }
 
@@ -274,8 +290,15 @@ public final class Session implements EngineSink {
             return ReadReason.data;
         }
         Until u = r.until();
-        if (u != null && u.pattern() != null && pending > 0 && matches(u, r.stripAnsi(), scan, end)) {
-            return ReadReason.pattern;
+        if (u != null && u.pattern() != null && pending > 0) {
+            try {
+                if (matches(u, r.stripAnsi(), scan, end)) {
+                    return ReadReason.pattern;
+                }
+            } catch (BoundedRegex.Overrun e) {
+                scan.overrun = overrunHint(e, end - scan.from);
+                return ReadReason.timeout;
+            }
         }
         if (exited) {
             return ReadReason.exit;
@@ -295,7 +318,20 @@ public final class Session implements EngineSink {
         return null;
     }
 
+    private static String overrunHint(BoundedRegex.Overrun e, long bytes) {
+        String what = e.tooDeep()
+                ? "until.pattern needs more stack than the server has to search " + bytes + " bytes of output (a "
+                        + "repeated group such as (a|b)* recurses once per character)"
+                : "until.pattern did not finish searching " + bytes + " bytes of output within wait_ms (it "
+                        + "backtracks too much: nested or repeated quantifiers such as (.*)(.*)\\2\\1, or a "
+                        + "very long alternation)";
+        return what + "; the search was stopped. Use a simpler pattern (e.g. a character class instead of a group "
+                + "of alternatives, no backreferences) or until.quiet_ms.";
+    }
+
+    /** Must hold the log's lock; throws {@link BoundedRegex.Overrun} when the search runs past the scan's deadline. */
     private boolean matches(Until u, boolean strip, Scan scan, long end) {
+        long deadline = Math.max(scan.deadline, System.nanoTime() + MIN_PATTERN_NANOS);
         long from = scan.from;
         while (from < end) {
             OutputLog.Slice s = log.read(from, (int) Math.min(end - from, 4L * FILE_CHUNK));
@@ -307,7 +343,7 @@ public final class Session implements EngineSink {
             log.lock().unlock();
             boolean found;
             try {
-                found = u.pattern().matcher(strip ? AnsiCleaner.clean(text) : text).find();
+                found = BoundedRegex.find(u.pattern(), strip ? AnsiCleaner.clean(text) : text, deadline);
             } finally {
                 log.lock().lock();
             }
@@ -320,7 +356,8 @@ public final class Session implements EngineSink {
         return false;
     }
 
-    private ReadResult deliver(ReadRequest r, long cursor, ReadReason reason) {
+    private ReadResult deliver(ReadRequest r, long cursor, Waited waited) {
+        ReadReason reason = waited.reason();
         long end = log.end();
         long pending = end - cursor;
         if (reason == ReadReason.oversized) {
@@ -332,7 +369,7 @@ public final class Session implements EngineSink {
         if (r.toFile() != null) {
             long next = spill(r, cursor, end);
             readers.merge(r.reader(), next, Math::max);
-            return result("", next - cursor, next, end - next, reason, r.toFile().toString(), null);
+            return result("", next - cursor, next, end - next, reason, r.toFile().toString(), waited.note());
         }
         OutputLog.Slice s = log.read(cursor, (int) Math.min(pending, r.maxBytes()));
         byte[] bytes = s.bytes();
@@ -347,9 +384,9 @@ public final class Session implements EngineSink {
         if (r.stripAnsi()) {
             text = AnsiCleaner.clean(text);
         }
-        String hint = s.from() > cursor
+        String skipped = s.from() > cursor
                 ? (s.from() - cursor) + " older bytes were no longer held and were skipped" : null;
-        return result(text, next - cursor, next, end - next, reason, null, hint);
+        return result(text, next - cursor, next, end - next, reason, null, join(skipped, waited.note()));
     }
 
     private long spill(ReadRequest r, long cursor, long end) {
@@ -387,7 +424,14 @@ public final class Session implements EngineSink {
 
     private ReadResult result(String data, long bytes, long cursor, long available, ReadReason reason,
                               String file, String hint) {
-        return new ReadResult(data, bytes, cursor, available, reason, state(), exitCode, exitSignal, file, hint);
+        Engine e = engine;
+        String note = e == null ? null : e.note();
+        return new ReadResult(data, bytes, cursor, available, reason, state(), exitCode, exitSignal, file,
+                join(hint, note));
+    }
+
+    private static String join(String a, String b) {
+        return a == null ? b : b == null ? a : a + "\n" + b;
     }
 
     /** The last line of output as a person would see it; prompt detection looks at this. */
@@ -449,10 +493,18 @@ public final class Session implements EngineSink {
         return e != null && !e.outlivesServer();
     }
 
-    /** Ends the engine (graceful, then forced after {@code graceMs}) and waits, bounded, for its exit. */
+    /**
+     * Ends the engine (graceful, then forced after {@code graceMs}) and waits, bounded, for its exit;
+     * if it had exited already, ends what its process left running.
+     */
     public void terminate(boolean force, long graceMs) {
         Engine e = engine;
-        if (e != null && !exited) {
+        if (e == null) {
+            return;
+        }
+        if (exited) {
+            e.endLeftovers(force, graceMs);
+        } else {
             e.terminate(force, graceMs);
         }
     }

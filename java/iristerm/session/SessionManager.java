@@ -29,8 +29,14 @@ public final class SessionManager implements AutoCloseable {
     private static final int NOTIFY_MAX_BYTES = 16 * 1024;
     private static final long CLOSE_DRAIN_MILLIS = 5000;
 
+    /** @param maxTranscriptBytes the most output a session's transcript keeps (Long.MAX_VALUE: no limit) */
     public record Config(Path dataDir, int tailBytes, int maxSessionsPerOwner, Duration idleTimeout,
-                         int maxHistory, long defaultGraceMillis) {
+                         int maxHistory, long defaultGraceMillis, long maxTranscriptBytes) {
+        /** Transcripts without a size limit. */
+        public Config(Path dataDir, int tailBytes, int maxSessionsPerOwner, Duration idleTimeout, int maxHistory,
+                      long defaultGraceMillis) {
+            this(dataDir, tailBytes, maxSessionsPerOwner, idleTimeout, maxHistory, defaultGraceMillis, Long.MAX_VALUE);
+        }
     }
 
     private final Config config;
@@ -106,7 +112,7 @@ public final class SessionManager implements AutoCloseable {
                     continue;
                 }
                 long ended = s.endedAt() != null ? s.endedAt() : System.currentTimeMillis();
-                OutputLog log = new OutputLog(1, store.openTranscript(s.meta().id()));
+                OutputLog log = new OutputLog(1, store.openTranscript(s.meta().id(), config.maxTranscriptBytes()));
                 sessions.put(s.meta().id(), Session.ended(s.meta(), log, s.exitCode(), s.signal(), ended));
                 persistent.add(s.meta().id());
                 if (s.endedAt() == null) {
@@ -130,7 +136,7 @@ public final class SessionManager implements AutoCloseable {
         SessionMeta meta = new SessionMeta(id, template.kind(), template.name(), owner, template.command(),
                 template.args(), template.cwd(), template.namespace(), template.mode(), template.prompt(),
                 System.currentTimeMillis());
-        Transcript transcript = persistent ? store.openTranscript(id) : null;
+        Transcript transcript = persistent ? store.openTranscript(id, config.maxTranscriptBytes()) : null;
         Session session = new Session(meta, new OutputLog(config.tailBytes(), transcript), listener);
         if (persistent) {
             // saved before the engine starts, so the save at its exit (however soon) comes after this one
@@ -204,7 +210,8 @@ public final class SessionManager implements AutoCloseable {
         // wait for the engine to report the exit (bounded); output that was still draining lands first
         s.await(new Until(null, null, false, true), s.log().end(), CLOSE_DRAIN_MILLIS);
         long end = s.log().end();
-        s.skipTo(ReadRequest.DEFAULT_READER, end - maxBytes);
+        // the last maxBytes at most; a session with less output than that keeps its reader where it is
+        s.skipTo(ReadRequest.DEFAULT_READER, Math.max(0, end - maxBytes));
         return s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 0, null, maxBytes, true, stripAnsi, false,
                 null, 0));
     }
@@ -267,12 +274,15 @@ public final class SessionManager implements AutoCloseable {
         }
     }
 
-    /** Ends every live session (graceful, then forced) and flushes transcripts. */
+    /**
+     * Ends every session this server runs (graceful, then forced), and what the exited ones left
+     * running, and flushes transcripts.
+     */
     @Override
     public void close() {
         List<Thread> closing = new ArrayList<>();
         for (Session s : sessions.values()) {
-            if (!s.isExited() && s.endsWithServer()) {
+            if (s.endsWithServer()) {
                 Thread t = new Thread(() -> s.terminate(false, config.defaultGraceMillis()), "shutdown-" + s.id());
                 t.start();
                 closing.add(t);

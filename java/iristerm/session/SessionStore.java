@@ -41,13 +41,14 @@ public final class SessionStore {
         return root.resolve(id).resolve(TRANSCRIPT);
     }
 
-    public Transcript openTranscript(String id) {
+    /** @param limit the most bytes the transcript keeps (Long.MAX_VALUE: no limit) */
+    public Transcript openTranscript(String id, long limit) {
         try {
             Files.createDirectories(root.resolve(id));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create session directory for " + id, e);
         }
-        return new Transcript(transcript(id));
+        return new Transcript(transcript(id), limit);
     }
 
     /** Replaces the session's meta.json atomically; saves of one store are serialized so the last one wins. */

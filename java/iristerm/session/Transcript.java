@@ -20,12 +20,21 @@ import java.util.List;
 public final class Transcript implements AutoCloseable {
     private final Path file;
     private final FileChannel channel;
+    /** the most log bytes the file takes; what comes later is not kept (--max-transcript-bytes) */
+    private final long limit;
+    private boolean full;
     private final List<byte[]> secrets = new ArrayList<>();
     private byte[] held = new byte[0];
     private long written;
 
+    /** A transcript without a size limit. */
     public Transcript(Path file) {
+        this(file, Long.MAX_VALUE);
+    }
+
+    public Transcript(Path file, long limit) {
         this.file = file;
+        this.limit = limit;
         try {
             this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.READ);
@@ -42,6 +51,11 @@ public final class Transcript implements AutoCloseable {
     /** Bytes already in the file, i.e. the log offset where the next write lands once held bytes are out. */
     public synchronized long size() {
         return written;
+    }
+
+    /** Whether the limit was reached, so that output after {@link #size()} is not kept here. */
+    public synchronized boolean full() {
+        return full;
     }
 
     public synchronized void addSecret(String secret) {
@@ -100,14 +114,28 @@ public final class Transcript implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes up to the limit. At the limit the file gets a closing note after the last kept byte; it
+     * is not counted in {@link #size()}, so reads of this run never serve it as output, while the
+     * history of the session after a restart ends with it.
+     */
     private void writeFully(byte[] data, int len) {
-        if (len == 0) {
+        if (len == 0 || full) {
             return;
         }
-        ByteBuffer buf = ByteBuffer.wrap(data, 0, len);
+        int kept = (int) Math.min(len, limit - written);
         try {
+            ByteBuffer buf = ByteBuffer.wrap(data, 0, kept);
             while (buf.hasRemaining()) {
                 written += channel.write(buf, written);
+            }
+            if (kept < len) {
+                full = true;
+                ByteBuffer note = ByteBuffer.wrap(("\n[iris-terminal-mcp: transcript limit of " + limit
+                        + " bytes reached; later output was not kept]\n").getBytes(StandardCharsets.UTF_8));
+                for (long at = written; note.hasRemaining(); ) {
+                    at += channel.write(note, at);
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write transcript " + file, e);
