@@ -139,7 +139,7 @@ final class IrisTools implements IrisSessions {
     // ---- iris_execute ------------------------------------------------------------------------
 
     private ToolSpec execute() {
-        return new ToolSpec("iris_execute", """
+        return new ToolSpec("iris_execute", "Run ObjectScript", ToolSpec.Hints.RUNS_CODE, """
                 Run ObjectScript in your persistent IRIS terminal session (created on first use; variables, \
                 locks, transactions and namespace persist between calls). Answers when the command ends (status \
                 ok or error, with the error decomposed), when it stops in a READ (status reading: answer with \
@@ -279,7 +279,7 @@ final class IrisTools implements IrisSessions {
     // ---- iris_sql ----------------------------------------------------------------------------
 
     private ToolSpec sql() {
-        return new ToolSpec("iris_sql", """
+        return new ToolSpec("iris_sql", "Run SQL in IRIS", ToolSpec.Hints.RUNS_CODE, """
                 Run one SQL statement in IRIS with positional ? parameters. Returns columns (name, type), rows \
                 (at most max_rows; truncated says if there were more), and SQLCODE with its message.""", """
                 {"type": "object", "properties": {

@@ -31,6 +31,8 @@ public final class ServerAssembly {
     private static final Pattern TRANSCRIPT_URI = Pattern.compile("iris-terminal://sessions/([^/]+)/transcript");
     /** a transcript resource shows at most this much of the end of the session */
     private static final int TRANSCRIPT_MAX_BYTES = 1 << 20;
+    /** the protocol's limit on the values one completion answer carries */
+    private static final int MAX_COMPLETIONS = 100;
 
     static final String INSTRUCTIONS = """
             Persistent terminals. Every session keeps its state between calls until you close it.
@@ -90,7 +92,7 @@ public final class ServerAssembly {
                 .instructions(INSTRUCTIONS)
                 .immediateExecution(immediate)
                 .capabilities(McpSchema.ServerCapabilities.builder()
-                        .tools(false).resources(false, false).logging().build());
+                        .tools(false).resources(false, false).logging().completions().build());
         for (ToolSpec t : tools) {
             spec.tools(toolSpecification(t));
         }
@@ -103,13 +105,23 @@ public final class ServerAssembly {
                         .mimeType("text/plain")
                         .build(),
                 this::readTranscript));
+        spec.completions(new McpServerFeatures.SyncCompletionSpecification(
+                new McpSchema.ResourceReference(TRANSCRIPT_TEMPLATE), this::completeSession));
         return spec.build();
     }
 
     private McpServerFeatures.SyncToolSpecification toolSpecification(ToolSpec t) {
         McpSchema.Tool tool = McpSchema.Tool.builder()
                 .name(t.name())
+                .title(t.title())
                 .description(t.description())
+                .annotations(McpSchema.ToolAnnotations.builder()
+                        .title(t.title())
+                        .readOnlyHint(t.hints().readOnly())
+                        .destructiveHint(t.hints().destructive())
+                        .idempotentHint(t.hints().idempotent())
+                        .openWorldHint(t.hints().openWorld())
+                        .build())
                 .inputSchema(Json.MCP, t.inputSchema())
                 .outputSchema(Json.MCP, t.outputSchema())
                 .build();
@@ -142,6 +154,26 @@ public final class ServerAssembly {
 
     private static McpSchema.CallToolResult error(String message) {
         return McpSchema.CallToolResult.builder().isError(true).addTextContent(message).build();
+    }
+
+    /**
+     * The {session} of the transcript template: the caller's own session ids whose id or name starts
+     * with what was typed (a name completes to its session's id, which is what the URI needs).
+     */
+    private McpSchema.CompleteResult completeSession(McpSyncServerExchange exchange, McpSchema.CompleteRequest req) {
+        if (!"session".equals(req.argument().name())) {
+            return new McpSchema.CompleteResult(new McpSchema.CompleteResult.CompleteCompletion(List.of()));
+        }
+        String typed = req.argument().value() == null ? "" : req.argument().value();
+        List<String> ids = new ArrayList<>();
+        for (Session s : ctx.sessions().list(Caller.of(exchange, ctx.localIdentity()).identity())) {
+            if (s.id().startsWith(typed) || s.meta().name().startsWith(typed)) {
+                ids.add(s.id());
+            }
+        }
+        List<String> shown = ids.subList(0, Math.min(ids.size(), MAX_COMPLETIONS));
+        return new McpSchema.CompleteResult(new McpSchema.CompleteResult.CompleteCompletion(
+                List.copyOf(shown), ids.size(), ids.size() > shown.size()));
     }
 
     private McpSchema.ReadResourceResult readTranscript(McpSyncServerExchange exchange, McpSchema.ReadResourceRequest req) {

@@ -385,6 +385,52 @@ abstract class SessionScenarios {
     }
 
     @Test
+    void toolsCarryTitlesAndBehaviourHints() {
+        Map<String, McpSchema.Tool> tools = new java.util.HashMap<>();
+        for (McpSchema.Tool t : client.listTools().tools()) {
+            tools.put(t.name(), t);
+            assertNotNull(t.title(), t.name() + " has no title");
+            assertNotNull(t.annotations(), t.name() + " has no annotations");
+            assertEquals(t.title(), t.annotations().title(), t.name());
+        }
+        for (String reader : List.of("session_read", "session_list")) {
+            McpSchema.ToolAnnotations a = tools.get(reader).annotations();
+            assertEquals(Boolean.TRUE, a.readOnlyHint(), reader);
+            assertEquals(Boolean.FALSE, a.destructiveHint(), reader);
+        }
+        for (String ender : List.of("session_signal", "session_close")) {
+            assertEquals(Boolean.TRUE, tools.get(ender).annotations().destructiveHint(), ender);
+            assertEquals(Boolean.FALSE, tools.get(ender).annotations().openWorldHint(), ender);
+        }
+        for (String runner : List.of("session_open", "session_send", "iris_execute", "iris_sql")) {
+            assertEquals(Boolean.TRUE, tools.get(runner).annotations().openWorldHint(), runner);
+            assertEquals(Boolean.FALSE, tools.get(runner).annotations().readOnlyHint(), runner);
+        }
+        assertEquals(Boolean.TRUE, tools.get("session_resize").annotations().idempotentHint());
+        assertEquals(Boolean.FALSE, tools.get("session_resize").annotations().destructiveHint());
+        assertEquals(Boolean.TRUE, tools.get("session_close").annotations().idempotentHint());
+        assertEquals(Boolean.FALSE, tools.get("session_signal").annotations().idempotentHint());
+    }
+
+    static List<String> completeSession(McpSyncClient c, String typed) {
+        return c.completeCompletion(new McpSchema.CompleteRequest(
+                new McpSchema.ResourceReference("iris-terminal://sessions/{session}/transcript"),
+                new McpSchema.CompleteRequest.CompleteArgument("session", typed))).completion().values();
+    }
+
+    @Test
+    void transcriptSessionArgumentCompletesToOwnSessionIds() {
+        assertNotNull(client.getServerCapabilities().completions(), "completions capability not declared");
+        String s = open("command", "cat", "mode", "pipe", "name", "completion-target");
+        assertTrue(completeSession(client, "").contains(s));
+        assertTrue(completeSession(client, s.substring(0, 2)).contains(s));
+        assertEquals(List.of(s), completeSession(client, s));
+        assertTrue(completeSession(client, "completion-tar").contains(s), "a name completes to its session's id");
+        assertEquals(List.of(), completeSession(client, s + "-no-such"));
+        ok(client, "session_close", "session", s);
+    }
+
+    @Test
     void toolsDeclareSchemasAndTheServerTeachesTheWorkflow() {
         McpSchema.ListToolsResult tools = client.listTools();
         List<String> names = tools.tools().stream().map(McpSchema.Tool::name).toList();
