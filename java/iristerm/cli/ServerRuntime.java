@@ -37,6 +37,7 @@ final class ServerRuntime implements AutoCloseable {
 
     @Override
     public void close() {
+        assembly.close();
         sessions.close();
         if (iris != null) {
             iris.close();

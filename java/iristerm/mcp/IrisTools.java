@@ -203,7 +203,9 @@ final class IrisTools implements IrisSessions {
         long mark = s.log().end();
         long seq = engine.execute(unit, a.bool("secret", false));
         s.touch();
-        s.await(new Until(null, null, true, false), mark, timeout);
+        try (CallProgress.Watch w = c.progress().watch(s)) {
+            s.await(new Until(null, null, true, false), mark, timeout);
+        }
         long elapsed = (System.nanoTime() - started) / 1_000_000;
 
         IrisEngine.Done done = engine.done(seq);

@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * The one place the MCP server is put together: the tools, the transcript resources and the
  * instructions. Transports only hand it their provider.
  */
-public final class ServerAssembly {
+public final class ServerAssembly implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ServerAssembly.class);
     public static final String NAME = "iris-terminal-mcp";
     static final String TRANSCRIPT_TEMPLATE = "iris-terminal://sessions/{session}/transcript";
@@ -51,6 +51,7 @@ public final class ServerAssembly {
     private final List<ToolSpec> tools = new ArrayList<>();
     /** the transport the server was built on; notifications outside a call go through it */
     private volatile McpServerTransportProviderBase transport;
+    private final ProgressTicker progress = new ProgressTicker();
 
     /** @param iris IRIS reached by this server, or null when none is configured */
     public ServerAssembly(ServerContext ctx, IrisApi iris) {
@@ -67,6 +68,12 @@ public final class ServerAssembly {
             throw new SessionException("this transport cannot push notifications; read with session_read instead");
         }
         return new ExchangeNotifier(t, caller.exchange().sessionId());
+    }
+
+    /** Stops the progress notifications of calls still waiting; the sessions belong to their manager. */
+    @Override
+    public void close() {
+        progress.close();
     }
 
     public List<ToolSpec> tools() {
@@ -132,7 +139,8 @@ public final class ServerAssembly {
     }
 
     private McpSchema.CallToolResult call(ToolSpec t, McpSyncServerExchange exchange, McpSchema.CallToolRequest req) {
-        Caller caller = Caller.of(exchange, ctx.localIdentity());
+        Caller caller = Caller.of(exchange, ctx.localIdentity())
+                .withProgress(CallProgress.of(progress, exchange, req));
         try {
             Answer a = t.handler().call(caller, new Args(req.arguments()));
             return McpSchema.CallToolResult.builder()

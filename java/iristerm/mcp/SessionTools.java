@@ -153,7 +153,10 @@ final class SessionTools {
             if (read == null) {
                 return new Answer(Results.map("written", written), "sent " + written + " bytes");
             }
-            ReadResult r = s.read(withMark(read, mark));
+            ReadResult r;
+            try (CallProgress.Watch w = c.progress().watch(s)) {
+                r = s.read(withMark(read, mark));
+            }
             Map<String, Object> out = Results.map("written", written);
             out.putAll(Results.read(r));
             return new Answer(out, Results.readText(r));
@@ -184,7 +187,11 @@ final class SessionTools {
                 }, "required": ["data", "bytes", "cursor", "available", "reason", "state"]}""".formatted(Results.READ_PROPERTIES),
                 (c, a) -> {
                     Session s = session(c, a);
-                    ReadResult r = s.read(ReadOptions.parse(a, ctx.limits(), 0));
+                    ReadRequest request = ReadOptions.parse(a, ctx.limits(), 0);
+                    ReadResult r;
+                    try (CallProgress.Watch w = c.progress().watch(s)) {
+                        r = s.read(request);
+                    }
                     return new Answer(Results.read(r), Results.readText(r));
                 });
     }
