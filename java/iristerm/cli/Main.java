@@ -24,9 +24,20 @@ public final class Main implements Runnable {
         }
     }
 
-    /** A bad option value or an unreachable IRIS is a one-line error, not a stack trace. */
+    /** Set (to anything but 0 or false) to see the stack trace behind a start-up error. */
+    static final String DEBUG_ENV = "IRIS_TERMINAL_DEBUG";
+
+    /**
+     * A bad option value, a busy port or an unreachable IRIS is a one-line error, not a stack trace;
+     * IRIS_TERMINAL_DEBUG=1 adds the trace for whoever has to dig deeper.
+     */
     private static int startupFailed(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
-        System.err.println("iris-terminal-mcp: " + e.getMessage());
+        String message = e instanceof StartupError ? e.getMessage() : StartupError.reason(e);
+        System.err.println("iris-terminal-mcp: " + message);
+        String debug = System.getenv(DEBUG_ENV);
+        if (debug != null && !debug.isBlank() && !debug.equals("0") && !debug.equalsIgnoreCase("false")) {
+            e.printStackTrace();
+        }
         return 2;
     }
 

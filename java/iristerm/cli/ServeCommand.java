@@ -98,7 +98,7 @@ final class ServeCommand implements Callable<Integer> {
                     transport -> runtime.assembly.build(transport, false));
         } catch (RuntimeException e) {
             runtime.close();
-            throw e;
+            throw StartupError.listening(listen, e);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

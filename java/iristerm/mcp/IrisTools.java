@@ -128,11 +128,10 @@ final class IrisTools implements IrisSessions {
      * the List runs as that IRIS user, on that user's gateway thread.
      */
     List<ToolSpec> takingUpFirst(List<ToolSpec> tools) {
-        return tools.stream().map(t -> new ToolSpec(t.name(), t.description(), t.inputSchema(), t.outputSchema(),
-                (c, a) -> {
-                    takeUp(c.identity());
-                    return t.handler().call(c, a);
-                })).toList();
+        return tools.stream().map(t -> t.withHandler((c, a) -> {
+            takeUp(c.identity());
+            return t.handler().call(c, a);
+        })).toList();
     }
 
     /**
@@ -228,7 +227,7 @@ final class IrisTools implements IrisSessions {
     // ---- iris_execute ------------------------------------------------------------------------
 
     private ToolSpec execute() {
-        return new ToolSpec("iris_execute", """
+        return new ToolSpec("iris_execute", "Run ObjectScript", ToolSpec.Hints.RUNS_CODE, """
                 Run ObjectScript in your persistent IRIS terminal session (created on first use; variables, \
                 locks, transactions and namespace persist between calls). Answers when the command ends (status \
                 ok or error, with the error decomposed), when it stops in a READ (status reading: answer with \
@@ -292,7 +291,9 @@ final class IrisTools implements IrisSessions {
         long mark = s.log().end();
         long seq = engine.execute(unit, a.bool("secret", false));
         s.touch();
-        s.await(new Until(null, null, true, false), mark, timeout);
+        try (CallProgress.Watch w = c.progress().watch(s)) {
+            s.await(new Until(null, null, true, false), mark, timeout);
+        }
         long elapsed = (System.nanoTime() - started) / 1_000_000;
 
         IrisEngine.Done done = engine.done(seq);
@@ -368,7 +369,7 @@ final class IrisTools implements IrisSessions {
     // ---- iris_sql ----------------------------------------------------------------------------
 
     private ToolSpec sql() {
-        return new ToolSpec("iris_sql", """
+        return new ToolSpec("iris_sql", "Run SQL in IRIS", ToolSpec.Hints.RUNS_CODE, """
                 Run one SQL statement in IRIS with positional ? parameters. Returns columns (name, type), rows \
                 (at most max_rows; truncated says if there were more), and SQLCODE with its message.""", """
                 {"type": "object", "properties": {

@@ -24,13 +24,15 @@ import java.util.regex.Pattern;
  * The one place the MCP server is put together: the tools, the transcript resources and the
  * instructions. Transports only hand it their provider.
  */
-public final class ServerAssembly {
+public final class ServerAssembly implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ServerAssembly.class);
     public static final String NAME = "iris-terminal-mcp";
     static final String TRANSCRIPT_TEMPLATE = "iris-terminal://sessions/{session}/transcript";
     private static final Pattern TRANSCRIPT_URI = Pattern.compile("iris-terminal://sessions/([^/]+)/transcript");
     /** a transcript resource shows at most this much of the end of the session */
     private static final int TRANSCRIPT_MAX_BYTES = 1 << 20;
+    /** the protocol's limit on the values one completion answer carries */
+    private static final int MAX_COMPLETIONS = 100;
 
     static final String INSTRUCTIONS = """
             Persistent terminals. Every session keeps its state between calls until you close it.
@@ -51,6 +53,7 @@ public final class ServerAssembly {
     private volatile McpServerTransportProviderBase transport;
     /** whether that transport can reach a client after its call returned (a buffered one cannot) */
     private volatile boolean pushes;
+    private final ProgressTicker progress = new ProgressTicker();
 
     /** @param iris IRIS reached by this server, or null when none is configured */
     public ServerAssembly(ServerContext ctx, IrisApi iris) {
@@ -69,6 +72,12 @@ public final class ServerAssembly {
                     + "between calls. Leave notify out and read output with session_read {\"wait_ms\": 30000}.");
         }
         return new ExchangeNotifier(t, caller.exchange().sessionId());
+    }
+
+    /** Stops the progress notifications of calls still waiting; the sessions belong to their manager. */
+    @Override
+    public void close() {
+        progress.close();
     }
 
     public List<ToolSpec> tools() {
@@ -101,7 +110,7 @@ public final class ServerAssembly {
                 .instructions(INSTRUCTIONS)
                 .immediateExecution(immediate)
                 .capabilities(McpSchema.ServerCapabilities.builder()
-                        .tools(false).resources(false, false).logging().build());
+                        .tools(false).resources(false, false).logging().completions().build());
         for (ToolSpec t : tools) {
             spec.tools(toolSpecification(t));
         }
@@ -114,13 +123,23 @@ public final class ServerAssembly {
                         .mimeType("text/plain")
                         .build(),
                 this::readTranscript));
+        spec.completions(new McpServerFeatures.SyncCompletionSpecification(
+                new McpSchema.ResourceReference(TRANSCRIPT_TEMPLATE), this::completeSession));
         return spec.build();
     }
 
     private McpServerFeatures.SyncToolSpecification toolSpecification(ToolSpec t) {
         McpSchema.Tool tool = McpSchema.Tool.builder()
                 .name(t.name())
+                .title(t.title())
                 .description(t.description())
+                .annotations(McpSchema.ToolAnnotations.builder()
+                        .title(t.title())
+                        .readOnlyHint(t.hints().readOnly())
+                        .destructiveHint(t.hints().destructive())
+                        .idempotentHint(t.hints().idempotent())
+                        .openWorldHint(t.hints().openWorld())
+                        .build())
                 .inputSchema(Json.MCP, t.inputSchema())
                 .outputSchema(Json.MCP, t.outputSchema())
                 .build();
@@ -131,7 +150,8 @@ public final class ServerAssembly {
     }
 
     private McpSchema.CallToolResult call(ToolSpec t, McpSyncServerExchange exchange, McpSchema.CallToolRequest req) {
-        Caller caller = Caller.of(exchange, ctx.localIdentity());
+        Caller caller = Caller.of(exchange, ctx.localIdentity())
+                .withProgress(CallProgress.of(progress, exchange, req));
         try {
             Answer a = t.handler().call(caller, new Args(req.arguments()));
             return McpSchema.CallToolResult.builder()
@@ -153,6 +173,26 @@ public final class ServerAssembly {
 
     private static McpSchema.CallToolResult error(String message) {
         return McpSchema.CallToolResult.builder().isError(true).addTextContent(message).build();
+    }
+
+    /**
+     * The {session} of the transcript template: the caller's own session ids whose id or name starts
+     * with what was typed (a name completes to its session's id, which is what the URI needs).
+     */
+    private McpSchema.CompleteResult completeSession(McpSyncServerExchange exchange, McpSchema.CompleteRequest req) {
+        if (!"session".equals(req.argument().name())) {
+            return new McpSchema.CompleteResult(new McpSchema.CompleteResult.CompleteCompletion(List.of()));
+        }
+        String typed = req.argument().value() == null ? "" : req.argument().value();
+        List<String> ids = new ArrayList<>();
+        for (Session s : ctx.sessions().list(Caller.of(exchange, ctx.localIdentity()).identity())) {
+            if (s.id().startsWith(typed) || s.meta().name().startsWith(typed)) {
+                ids.add(s.id());
+            }
+        }
+        List<String> shown = ids.subList(0, Math.min(ids.size(), MAX_COMPLETIONS));
+        return new McpSchema.CompleteResult(new McpSchema.CompleteResult.CompleteCompletion(
+                List.copyOf(shown), ids.size(), ids.size() > shown.size()));
     }
 
     private McpSchema.ReadResourceResult readTranscript(McpSyncServerExchange exchange, McpSchema.ReadResourceRequest req) {

@@ -44,7 +44,7 @@ final class SessionTools {
     // ---- session_open ------------------------------------------------------------------------
 
     private ToolSpec open() {
-        return new ToolSpec("session_open", """
+        return new ToolSpec("session_open", "Open a terminal session", ToolSpec.Hints.RUNS_CODE, """
                 Open a persistent interactive session. kind "process" runs a program (default: bash) in a \
                 pseudo-terminal (mode "pty") or on pipes (mode "pipe"); kind "iris" starts an ObjectScript \
                 terminal job in IRIS. Returns the session id used by every other session_* tool.""", """
@@ -120,7 +120,7 @@ final class SessionTools {
     // ---- session_send ------------------------------------------------------------------------
 
     private ToolSpec send() {
-        return new ToolSpec("session_send", """
+        return new ToolSpec("session_send", "Send input to a session", ToolSpec.Hints.RUNS_CODE, """
                 Send input to a session: text plus Enter (enter: false to omit it; control characters such as \
                 "\\u0003" pass through). With wait_ms > 0 it also reads, atomically: e.g. wait_ms 10000 with \
                 until {"prompt": true} returns the command's output once the prompt is back. secret: true keeps \
@@ -154,7 +154,10 @@ final class SessionTools {
             if (read == null) {
                 return new Answer(Results.map("written", written), "sent " + written + " bytes");
             }
-            ReadResult r = s.read(withMark(read, mark));
+            ReadResult r;
+            try (CallProgress.Watch w = c.progress().watch(s)) {
+                r = s.read(withMark(read, mark));
+            }
             Map<String, Object> out = Results.map("written", written);
             out.putAll(Results.read(r));
             return new Answer(out, Results.readText(r));
@@ -169,7 +172,7 @@ final class SessionTools {
     // ---- session_read ------------------------------------------------------------------------
 
     private ToolSpec read() {
-        return new ToolSpec("session_read", """
+        return new ToolSpec("session_read", "Read a session's output", ToolSpec.Hints.READS, """
                 Read a session's output from a named reader's cursor. Waits up to wait_ms and stops early on \
                 until (default: any new data); reason says why it stopped: data, pattern, quiet, prompt, exit, \
                 timeout, or oversized (more than max_bytes pending: nothing consumed; use force for pages, a \
@@ -185,7 +188,11 @@ final class SessionTools {
                 }, "required": ["data", "bytes", "cursor", "available", "reason", "state"]}""".formatted(Results.READ_PROPERTIES),
                 (c, a) -> {
                     Session s = session(c, a);
-                    ReadResult r = s.read(ReadOptions.parse(a, ctx.limits(), 0));
+                    ReadRequest request = ReadOptions.parse(a, ctx.limits(), 0);
+                    ReadResult r;
+                    try (CallProgress.Watch w = c.progress().watch(s)) {
+                        r = s.read(request);
+                    }
                     return new Answer(Results.read(r), Results.readText(r));
                 });
     }
@@ -193,7 +200,7 @@ final class SessionTools {
     // ---- session_signal / resize / close / list ----------------------------------------------
 
     private ToolSpec signal() {
-        return new ToolSpec("session_signal", """
+        return new ToolSpec("session_signal", "Signal a session", ToolSpec.Hints.SIGNALS, """
                 Send a signal. INT interrupts the running command (like Ctrl-C; for iris it ends the command with \
                 <INTERRUPT>), QUIT likewise; TERM, HUP and KILL end the process group (iris: end the job).""", """
                 {"type": "object", "properties": {
@@ -209,7 +216,7 @@ final class SessionTools {
     }
 
     private ToolSpec resize() {
-        return new ToolSpec("session_resize", "Change a pty session's terminal size.", """
+        return new ToolSpec("session_resize", "Resize a terminal", ToolSpec.Hints.SETS, "Change a pty session's terminal size.", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},
                   "cols": {"type": "integer", "minimum": 1, "maximum": 1000},
@@ -229,7 +236,7 @@ final class SessionTools {
     }
 
     private ToolSpec close() {
-        return new ToolSpec("session_close", """
+        return new ToolSpec("session_close", "Close a session", ToolSpec.Hints.ENDS, """
                 End a session: politely (HUP/TERM, or HALT for iris), then by force after grace_ms. Returns the \
                 last output its default reader had not read and how it exited. Its transcript stays readable.""", """
                 {"type": "object", "properties": {
@@ -251,7 +258,7 @@ final class SessionTools {
     }
 
     private ToolSpec list() {
-        return new ToolSpec("session_list", "List your sessions (live and ended), or one of them.", """
+        return new ToolSpec("session_list", "List sessions", ToolSpec.Hints.READS, "List your sessions (live and ended), or one of them.", """
                 {"type": "object", "properties": {"session": {"type": "string"}}, "additionalProperties": false}""", """
                 {"type": "object", "properties": {"sessions": {"type": "array", "items": {"type": "object", "properties": {
                   "session": {"type": "string"}, "kind": {"type": "string"}, "name": {"type": "string"},

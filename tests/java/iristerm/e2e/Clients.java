@@ -14,11 +14,13 @@ import java.util.function.Consumer;
 final class Clients {
     private final List<McpSyncClient> open = new ArrayList<>();
 
-    McpSyncClient connect(McpClientTransport transport, Consumer<McpSchema.LoggingMessageNotification> logs) {
+    McpSyncClient connect(McpClientTransport transport, Consumer<McpSchema.LoggingMessageNotification> logs,
+                          Consumer<McpSchema.ProgressNotification> progress) {
         McpSyncClient client = McpClient.sync(transport)
                 .requestTimeout(Duration.ofSeconds(90))
                 .initializationTimeout(Duration.ofSeconds(30))
                 .loggingConsumer(logs)
+                .progressConsumer(progress)
                 .build();
         client.initialize();
         synchronized (open) {

@@ -43,18 +43,24 @@ final class HttpServer implements ServerUnderTest {
     }
 
     @Override
-    public McpSyncClient connect(Consumer<McpSchema.LoggingMessageNotification> logs) {
-        return connect(TOKEN, logs);
+    public McpSyncClient connect(Consumer<McpSchema.LoggingMessageNotification> logs,
+                                 Consumer<McpSchema.ProgressNotification> progress) {
+        return connect(TOKEN, logs, progress);
     }
 
     McpSyncClient connect(String token, Consumer<McpSchema.LoggingMessageNotification> logs) {
+        return connect(token, logs, n -> { });
+    }
+
+    McpSyncClient connect(String token, Consumer<McpSchema.LoggingMessageNotification> logs,
+                          Consumer<McpSchema.ProgressNotification> progress) {
         HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport
                 .builder("http://" + endpoint.getAuthority())
                 .endpoint(endpoint.getPath())
                 .jsonMapper(Json.MCP)
                 .requestBuilder(HttpRequest.newBuilder().header("Authorization", "Bearer " + token))
                 .build();
-        return clients.connect(transport, logs);
+        return clients.connect(transport, logs, progress);
     }
 
     /** SIGTERM: the server closes its sessions (ending their processes) and exits. */

@@ -92,6 +92,9 @@ class HttpServerIT {
             @SuppressWarnings("unchecked")
             List<Map<String, Object>> bobs = (List<Map<String, Object>>) ok(bob, "session_list").get("sessions");
             assertTrue(bobs.stream().noneMatch(m -> s.equals(m.get("session"))));
+            assertTrue(SessionScenarios.completeSession(alice, "").contains(s));
+            assertFalse(SessionScenarios.completeSession(bob, "").contains(s), "completion shows another's session");
+            assertEquals(List.of(), SessionScenarios.completeSession(bob, s));
             for (String tool : List.of("session_read", "session_close", "session_list")) {
                 assertTrue(error(bob, tool, "session", s).contains("no session"), tool);
             }

@@ -18,7 +18,13 @@ interface ServerUnderTest extends AutoCloseable {
     }
 
     /** A new initialized client; {@code logs} receives the server's logging notifications. */
-    McpSyncClient connect(Consumer<McpSchema.LoggingMessageNotification> logs);
+    default McpSyncClient connect(Consumer<McpSchema.LoggingMessageNotification> logs) {
+        return connect(logs, n -> { });
+    }
+
+    /** ... and {@code progress} the progress notifications of its calls. */
+    McpSyncClient connect(Consumer<McpSchema.LoggingMessageNotification> logs,
+                          Consumer<McpSchema.ProgressNotification> progress);
 
     @Override
     void close();

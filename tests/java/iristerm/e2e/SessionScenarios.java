@@ -40,12 +40,13 @@ abstract class SessionScenarios {
     ServerUnderTest server;
     McpSyncClient client;
     final LinkedBlockingQueue<McpSchema.LoggingMessageNotification> logs = new LinkedBlockingQueue<>();
+    final LinkedBlockingQueue<McpSchema.ProgressNotification> progress = new LinkedBlockingQueue<>();
 
     @BeforeAll
     void startServer() throws Exception {
         dataDir = Files.createTempDirectory("itm-scenarios");
         server = launcher().start(dataDir, List.of("--max-input-bytes", "100000"));
-        client = server.connect(logs::add);
+        client = server.connect(logs::add, progress::add);
     }
 
     @AfterAll
@@ -382,6 +383,84 @@ abstract class SessionScenarios {
                     new McpSchema.ReadResourceRequest("iris-terminal://sessions/" + s + "/transcript"));
             assertTrue(((McpSchema.TextResourceContents) res.contents().get(0)).text().contains("persist-9"));
         }
+    }
+
+    @Test
+    void toolsCarryTitlesAndBehaviourHints() {
+        Map<String, McpSchema.Tool> tools = new java.util.HashMap<>();
+        for (McpSchema.Tool t : client.listTools().tools()) {
+            tools.put(t.name(), t);
+            assertNotNull(t.title(), t.name() + " has no title");
+            assertNotNull(t.annotations(), t.name() + " has no annotations");
+            assertEquals(t.title(), t.annotations().title(), t.name());
+        }
+        for (String reader : List.of("session_read", "session_list")) {
+            McpSchema.ToolAnnotations a = tools.get(reader).annotations();
+            assertEquals(Boolean.TRUE, a.readOnlyHint(), reader);
+            assertEquals(Boolean.FALSE, a.destructiveHint(), reader);
+        }
+        for (String ender : List.of("session_signal", "session_close")) {
+            assertEquals(Boolean.TRUE, tools.get(ender).annotations().destructiveHint(), ender);
+            assertEquals(Boolean.FALSE, tools.get(ender).annotations().openWorldHint(), ender);
+        }
+        for (String runner : List.of("session_open", "session_send", "iris_execute", "iris_sql")) {
+            assertEquals(Boolean.TRUE, tools.get(runner).annotations().openWorldHint(), runner);
+            assertEquals(Boolean.FALSE, tools.get(runner).annotations().readOnlyHint(), runner);
+        }
+        assertEquals(Boolean.TRUE, tools.get("session_resize").annotations().idempotentHint());
+        assertEquals(Boolean.FALSE, tools.get("session_resize").annotations().destructiveHint());
+        assertEquals(Boolean.TRUE, tools.get("session_close").annotations().idempotentHint());
+        assertEquals(Boolean.FALSE, tools.get("session_signal").annotations().idempotentHint());
+    }
+
+    static List<String> completeSession(McpSyncClient c, String typed) {
+        return c.completeCompletion(new McpSchema.CompleteRequest(
+                new McpSchema.ResourceReference("iris-terminal://sessions/{session}/transcript"),
+                new McpSchema.CompleteRequest.CompleteArgument("session", typed))).completion().values();
+    }
+
+    @Test
+    void transcriptSessionArgumentCompletesToOwnSessionIds() {
+        assertNotNull(client.getServerCapabilities().completions(), "completions capability not declared");
+        String s = open("command", "cat", "mode", "pipe", "name", "completion-target");
+        assertTrue(completeSession(client, "").contains(s));
+        assertTrue(completeSession(client, s.substring(0, 2)).contains(s));
+        assertEquals(List.of(s), completeSession(client, s));
+        assertTrue(completeSession(client, "completion-tar").contains(s), "a name completes to its session's id");
+        assertEquals(List.of(), completeSession(client, s + "-no-such"));
+        ok(client, "session_close", "session", s);
+    }
+
+    @Test
+    void longWaitsReportProgressOnlyWhenAsked() throws Exception {
+        String s = openBash();
+        progress.clear();
+        McpSchema.CallToolResult r = client.callTool(new McpSchema.CallToolRequest("session_send",
+                Mcp.args("session", s, "text", "for i in 1 2 3 4 5 6; do echo st''ep$i; sleep 0.5; done",
+                        "wait_ms", 30000, "until", Map.of("pattern", "(?m)^step6")),
+                Map.of("progressToken", "wait-1")));
+        assertFalse(Boolean.TRUE.equals(r.isError()), () -> Mcp.text(r));
+        List<McpSchema.ProgressNotification> got = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (got.size() < 2 && System.nanoTime() < deadline) {
+            McpSchema.ProgressNotification n = progress.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+            if (n != null) {
+                got.add(n);
+            }
+        }
+        assertTrue(got.size() >= 2, () -> "a 3-second wait sent " + got);
+        for (int i = 0; i < got.size(); i++) {
+            assertEquals("wait-1", got.get(i).progressToken());
+            assertTrue(got.get(i).message().matches("step\\d"), got.get(i)::toString);
+            assertTrue(i == 0 || got.get(i).progress() > got.get(i - 1).progress(), got::toString);
+        }
+
+        progress.clear();
+        ok(client, "session_send", "session", s, "text", "for i in 1 2 3; do echo un''asked$i; sleep 0.5; done",
+                "wait_ms", 30000, "until", Map.of("pattern", "(?m)^unasked3"));
+        // the call has answered; any notification for it would have been sent before the answer
+        ok(client, "session_list");
+        assertEquals(List.of(), new ArrayList<>(progress), "progress without a token");
     }
 
     @Test

@@ -41,7 +41,8 @@ final class StdioServer implements ServerUnderTest {
     }
 
     @Override
-    public McpSyncClient connect(Consumer<McpSchema.LoggingMessageNotification> logs) {
+    public McpSyncClient connect(Consumer<McpSchema.LoggingMessageNotification> logs,
+                                 Consumer<McpSchema.ProgressNotification> progress) {
         List<String> args = new ArrayList<>(launch);
         args.addAll(List.of("--data-dir", dataDir.toString()));
         args.addAll(options);
@@ -49,7 +50,7 @@ final class StdioServer implements ServerUnderTest {
         StdioClientTransport transport = new StdioClientTransport(
                 ServerParameters.builder(java).args(args).env(env).build(), Json.MCP);
         transport.setStdErrorHandler(line -> { });
-        return clients.connect(transport, logs);
+        return clients.connect(transport, logs, progress);
     }
 
     /** Closing the client closes the server's stdin, which ends the server gracefully. */
