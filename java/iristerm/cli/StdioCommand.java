@@ -1,32 +1,43 @@
 package iristerm.cli;
 
 import io.modelcontextprotocol.server.McpSyncServer;
-import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import iristerm.iris.IrisCalls;
 import iristerm.mcp.Json;
+import iristerm.stdio.StdioTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
-import java.io.FilterInputStream;
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.PrintStream;
-import java.util.concurrent.CountDownLatch;
+import java.time.Duration;
 
-/** MCP over stdin/stdout, for a client that spawns the server. Ends when stdin closes. */
+/**
+ * MCP over stdin/stdout, for a client that spawns the server. When stdin closes, the requests in
+ * flight are answered, then the sessions are closed and the server ends.
+ */
 @Command(name = "stdio", mixinStandardHelpOptions = true,
         description = "Serve MCP on stdin/stdout (logs go to stderr).")
 public final class StdioCommand implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(StdioCommand.class);
+    /** beyond the longest wait a call may ask for: time to produce and write the answer */
+    private static final Duration DRAIN_MARGIN = Duration.ofSeconds(10);
 
     @Mixin
     CommonOptions options;
 
     @Mixin
     IrisOptions irisOptions;
+
+    @Option(names = "--max-line-bytes", paramLabel = "N", defaultValue = "${env:IRIS_TERMINAL_MAX_LINE_BYTES:-16777216}",
+            description = "Largest message (one line on stdin); a longer line is answered with an error and skipped "
+                    + "(env IRIS_TERMINAL_MAX_LINE_BYTES; default: ${DEFAULT-VALUE}).")
+    int maxLineBytes;
 
     /** Set instead of connecting with the IRIS options (tests drive a fake IRIS this way). */
     private IrisCalls irisOverride;
@@ -40,40 +51,26 @@ public final class StdioCommand implements Runnable {
 
     @Override
     public void run() {
-        PrintStream protocolOut = System.out;
+        if (maxLineBytes < 1024) {
+            throw new IllegalArgumentException("--max-line-bytes must be at least 1024");
+        }
+        // the protocol owns the real stdout (unbuffered by System.out's PrintStream, which would hide
+        // write errors); anything else printing to System.out lands on stderr
         System.setOut(System.err);
-        CountDownLatch stdinClosed = new CountDownLatch(1);
-        InputStream in = new FilterInputStream(System.in) {
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                int n = super.read(b, off, len);
-                if (n < 0) {
-                    stdinClosed.countDown();
-                }
-                return n;
-            }
-
-            @Override
-            public int read() throws IOException {
-                int c = super.read();
-                if (c < 0) {
-                    stdinClosed.countDown();
-                }
-                return c;
-            }
-        };
+        StdioTransport transport = new StdioTransport(Json.MCP, System.in,
+                new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)), maxLineBytes);
         // stdio serves the user who started it: the process engine is on unless turned off
         boolean processOn = options.process != CommonOptions.ProcessPolicy.off;
         ServerRuntime runtime = new ServerRuntime(options, irisOverride != null ? irisOverride : irisOptions.connect(),
                 processOn, "the process engine is off on this server (--process off)");
-        McpSyncServer server = runtime.assembly.build(new StdioServerTransportProvider(Json.MCP, in, protocolOut));
+        McpSyncServer server = runtime.assembly.build(transport);
         Thread hook = new Thread(() -> shutdown(server, runtime), "shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         LOG.info("iris-terminal-mcp serving MCP on stdio; data in {}", options.dataDir);
         try {
-            stdinClosed.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            transport.serve(Duration.ofMillis(options.limits().maxWaitMillis()).plus(DRAIN_MARGIN));
+        } catch (IOException e) {
+            LOG.warn("reading stdin failed ({}); shutting down", e.getMessage());
         }
         Runtime.getRuntime().removeShutdownHook(hook);
         shutdown(server, runtime);

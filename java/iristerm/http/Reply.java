@@ -3,7 +3,7 @@ package iristerm.http;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import iristerm.mcp.Json;
+import iristerm.jsonrpc.Refusal;
 
 /**
  * A complete HTTP answer: status, headers, and a body (null for none). The streaming alternative
@@ -32,14 +32,7 @@ public record Reply(int status, Map<String, String> headers, String body) {
      * specification suggests for transport-level rejections.
      */
     public static Reply error(int status, int code, String message) {
-        Map<String, Object> error = new LinkedHashMap<>();
-        error.put("code", code);
-        error.put("message", message);
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("jsonrpc", "2.0");
-        body.put("id", null);
-        body.put("error", error);
-        return json(status, Json.MAPPER.writeValueAsString(body));
+        return json(status, new Refusal(code, message, null).toJson());
     }
 
     /** This reply with one more header. */

@@ -24,6 +24,8 @@ import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.ProtocolVersions;
+import iristerm.jsonrpc.Refusal;
+import iristerm.jsonrpc.RequestParams;
 import iristerm.mcp.Caller;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -195,7 +197,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     }
 
     private void handlePost(StreamableExchange exchange, String identity, byte[] body) {
-        PostedMessage posted = PostedMessage.parse(json, body);
+        PostedMessage posted = PostedMessage.parse(body);
         if (posted.refusal() != null) {
             exchange.respond(posted.refusal());
             return;
@@ -218,6 +220,12 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         }
         McpTransportContext context = contextOf(identity);
         if (message instanceof McpSchema.JSONRPCRequest request) {
+            Refusal badParams = RequestParams.check(request);
+            if (badParams != null) {
+                // the answer to this request, so 200 like any other
+                exchange.respond(Reply.json(200, badParams.toJson()));
+                return;
+            }
             EventStream events = openStream(exchange, session);
             McpStreamableServerSession.McpStreamableServerSessionStream stream = session.mcp()
                     .responseStream(new EventStreamTransport(json, events, true));
@@ -257,18 +265,14 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     }
 
     private void initialize(StreamableExchange exchange, String identity, McpSchema.JSONRPCRequest request) {
-        McpSchema.InitializeRequest params;
-        try {
-            params = json.convertValue(request.params(), new TypeRef<McpSchema.InitializeRequest>() {
-            });
-        } catch (IllegalArgumentException e) {
-            exchange.respond(Reply.error(400, ErrorCodes.INVALID_PARAMS, "Invalid initialize params: " + rootMessage(e)));
+        Refusal badParams = RequestParams.check(request);
+        if (badParams != null) {
+            exchange.respond(Reply.json(400, badParams.toJson()));
             return;
         }
-        if (params == null) {
-            exchange.respond(Reply.error(400, ErrorCodes.INVALID_PARAMS, "initialize requires params"));
-            return;
-        }
+        McpSchema.InitializeRequest params = json.convertValue(request.params(),
+                new TypeRef<McpSchema.InitializeRequest>() {
+                });
         McpStreamableServerSession.McpStreamableServerSessionInit init = sessionFactory.startSession(params);
         McpSessions.Entry session = sessions.add(init.session(), identity);
         init.initResult()

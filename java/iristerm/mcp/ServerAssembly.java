@@ -4,11 +4,13 @@ import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
+import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpServerTransportProvider;
 import io.modelcontextprotocol.spec.McpServerTransportProviderBase;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import iristerm.iris.IrisApi;
+import iristerm.jsonrpc.Plain;
 import iristerm.session.NotifyTarget;
 import iristerm.session.Session;
 import iristerm.session.SessionException;
@@ -17,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -164,9 +167,13 @@ public final class ServerAssembly implements AutoCloseable {
         } catch (StackOverflowError e) {
             return error("a regular expression in this call is too deep to evaluate (e.g. (.|\\n)*); "
                     + "simplify it, e.g. use [\\s\\S]* or (?s).*");
+        } catch (IllegalArgumentException e) {
+            // a value the JDK refused (e.g. a NUL in a path): the caller's mistake, told in its words
+            LOG.debug("tool {} refused an argument: {}", t.name(), Plain.of(e.getMessage()));
+            return error(t.name() + ": invalid argument: " + Plain.of(e.getMessage()));
         } catch (RuntimeException e) {
             LOG.error("tool {} failed", t.name(), e);
-            return error(t.name() + " failed inside the server (" + e + "); other sessions are unaffected. "
+            return error(t.name() + " failed inside the server; other sessions are unaffected. "
                     + "If it repeats, the server log has the details.");
         }
     }
@@ -196,15 +203,32 @@ public final class ServerAssembly implements AutoCloseable {
     }
 
     private McpSchema.ReadResourceResult readTranscript(McpSyncServerExchange exchange, McpSchema.ReadResourceRequest req) {
-        Matcher m = TRANSCRIPT_URI.matcher(req.uri());
-        if (!m.matches()) {
-            throw new SessionException("unknown resource " + req.uri() + "; use " + TRANSCRIPT_TEMPLATE);
-        }
-        Session s = ctx.sessions().get(Caller.of(exchange, ctx.localIdentity()).identity(), m.group(1));
+        Session s = transcriptSession(exchange, req.uri());
         long end = s.bytes();
         var slice = s.log().read(Math.max(0, end - TRANSCRIPT_MAX_BYTES), TRANSCRIPT_MAX_BYTES);
         String text = iristerm.session.AnsiCleaner.clean(
                 new String(slice.bytes(), java.nio.charset.StandardCharsets.UTF_8));
         return new McpSchema.ReadResourceResult(List.of(new McpSchema.TextResourceContents(req.uri(), "text/plain", text)));
+    }
+
+    /** The caller's session a transcript URI names; unknown and foreign sessions are alike not found. */
+    private Session transcriptSession(McpSyncServerExchange exchange, String uri) {
+        Matcher m = TRANSCRIPT_URI.matcher(uri);
+        if (!m.matches()) {
+            throw resourceNotFound(uri, "use " + TRANSCRIPT_TEMPLATE);
+        }
+        try {
+            return ctx.sessions().get(Caller.of(exchange, ctx.localIdentity()).identity(), m.group(1));
+        } catch (SessionException e) {
+            throw resourceNotFound(uri, e.getMessage());
+        }
+    }
+
+    private static McpError resourceNotFound(String uri, String hint) {
+        LOG.debug("resource {} not found: {}", Plain.of(uri), hint);
+        return McpError.builder(McpSchema.ErrorCodes.RESOURCE_NOT_FOUND)
+                .message("resource not found: " + Plain.of(uri) + "; " + hint)
+                .data(Map.of("uri", uri))
+                .build();
     }
 }

@@ -1,0 +1,96 @@
+package iristerm.jsonrpc;
+
+import static iristerm.jsonrpc.PlainWords.assertPlain;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
+
+class RequestParamsTest {
+
+    /** The request {"id": 5, "method": method, "params": params} as the transports read it. */
+    private static McpSchema.JSONRPCRequest request(String method, String params) {
+        String text = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"" + method + "\""
+                + (params == null ? "" : ",\"params\":" + params) + "}";
+        return (McpSchema.JSONRPCRequest) InboundMessage.parse(text.getBytes(StandardCharsets.UTF_8)).message();
+    }
+
+    /** The -32602 refusal of the request, with its id and a plain message containing {@code says}. */
+    private static void invalid(String method, String params, String says) {
+        Refusal r = RequestParams.check(request(method, params));
+        assertNotNull(r, method + " " + params);
+        assertEquals(ErrorCodes.INVALID_PARAMS, r.code());
+        assertEquals(5, ((Number) r.id()).intValue());
+        assertTrue(r.message().contains(says), r.message());
+        assertPlain(r.message());
+    }
+
+    private static void valid(String method, String params) {
+        assertNull(RequestParams.check(request(method, params)), method + " " + params);
+    }
+
+    @Test
+    void toolsCallNeedsAName() {
+        invalid("tools/call", "null", "\"name\"");
+        invalid("tools/call", null, "\"name\"");
+        invalid("tools/call", "{\"arguments\":{}}", "\"name\"");
+        valid("tools/call", "{\"name\":\"session_list\"}");
+        valid("tools/call", "{\"name\":\"session_list\",\"arguments\":{\"session\":\"x\"}}");
+    }
+
+    @Test
+    void toolsCallArgumentsMustBeAnObject() {
+        invalid("tools/call", "{\"name\":\"session_open\",\"arguments\":[1]}", "\"arguments\"");
+        invalid("tools/call", "{\"name\":\"session_open\",\"arguments\":\"x\"}", "\"arguments\"");
+    }
+
+    @Test
+    void paramsMustBeAnObject() {
+        invalid("tools/call", "\"not an object\"", "params must be a JSON object");
+        invalid("ping", "[1,2]", "params must be a JSON object");
+        valid("ping", null);
+        valid("ping", "{}");
+    }
+
+    @Test
+    void loggingSetLevelTakesOnlyTheSpecificationsLevels() {
+        invalid("logging/setLevel", "{\"level\":\"loud\"}", "unknown logging level \"loud\"");
+        // a piece of a level's name is no level
+        invalid("logging/setLevel", "{\"level\":\"bug\"}", "debug, info, notice, warning, error, critical, alert, emergency");
+        invalid("logging/setLevel", "{\"level\":\"DEBUG\"}", "unknown logging level");
+        invalid("logging/setLevel", "{\"level\":3}", "unknown logging level 3");
+        invalid("logging/setLevel", "{}", "\"level\"");
+        valid("logging/setLevel", "{\"level\":\"debug\"}");
+        valid("logging/setLevel", "{\"level\":\"emergency\"}");
+    }
+
+    @Test
+    void resourcesReadNeedsAUri() {
+        invalid("resources/read", "{}", "\"uri\"");
+        invalid("resources/read", "null", "\"uri\"");
+        valid("resources/read", "{\"uri\":\"iris-terminal://sessions/x/transcript\"}");
+    }
+
+    @Test
+    void initializeNeedsAProtocolVersionAndWellTypedFields() {
+        invalid("initialize", null, "\"protocolVersion\"");
+        invalid("initialize", "{\"capabilities\":{}}", "\"protocolVersion\"");
+        invalid("initialize", "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":[]}", "\"capabilities\"");
+        valid("initialize", "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                + "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}");
+    }
+
+    @Test
+    void listRequestsTakeAnOptionalCursor() {
+        valid("tools/list", null);
+        valid("resources/templates/list", "{\"cursor\":\"abc\"}");
+        invalid("tools/list", "{\"cursor\":{}}", "\"cursor\"");
+    }
+}
