@@ -218,14 +218,14 @@ abstract class SessionScenarios {
                 "wait_ms", 10000, "until", Map.of("pattern", "(?m)^sleeping"));
         assertEquals("pattern", started.get("reason"));
         ok(client, "session_signal", "session", s, "signal", "INT");
-        Map<String, Object> r = ok(client, "session_read", "session", s, "wait_ms", 5000, "until", PROMPT);
+        Map<String, Object> r = ok(client, "session_read", "session", s, "wait_ms", 20000, "until", PROMPT);
         assertEquals("prompt", r.get("reason"), r::toString);
 
         // a control character written as input does the same (the terminal turns ^C into SIGINT)
         ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100", "wait_ms", 10000,
                 "until", Map.of("pattern", "(?m)^sleeping"));
         ok(client, "session_send", "session", s, "text", "\u0003", "enter", false);
-        Map<String, Object> r2 = ok(client, "session_read", "session", s, "wait_ms", 5000, "until", PROMPT);
+        Map<String, Object> r2 = ok(client, "session_read", "session", s, "wait_ms", 20000, "until", PROMPT);
         assertEquals("prompt", r2.get("reason"), r2::toString);
     }
 
@@ -297,6 +297,10 @@ abstract class SessionScenarios {
     void closeReturnsLastOutputAndExitInformation() {
         String s = openBash();
         ok(client, "session_send", "session", s, "text", "echo last-words-$((1+1))");
+        // a reader of its own sees the echo run, so the close cannot overtake it and the default reader's output stays unread
+        Map<String, Object> seen = ok(client, "session_read", "session", s, "reader", "watch", "wait_ms", 20000,
+                "until", Map.of("pattern", "last-words-2"));
+        assertEquals("pattern", seen.get("reason"), seen::toString);
         Map<String, Object> closed = ok(client, "session_close", "session", s);
         assertTrue(((String) closed.get("data")).contains("last-words-2"), closed::toString);
         assertEquals("exited", closed.get("state"));
