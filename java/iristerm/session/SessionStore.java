@@ -1,5 +1,7 @@
 package iristerm.session;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
@@ -18,6 +20,8 @@ import java.util.stream.Stream;
  * {@code transcript.log}. What survives a restart of the server is read back from here.
  */
 public final class SessionStore {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionStore.class);
+
     private static final String META = "meta.json";
     private static final String TRANSCRIPT = "transcript.log";
 
@@ -83,6 +87,7 @@ public final class SessionStore {
                         }
                     } catch (RuntimeException e) {
                         // a damaged entry must not stop the server; it stays on disk for inspection
+                        LOG.warn("earlier session in {} skipped: its {} cannot be read", dir, META);
                     }
                 }
             }
