@@ -57,10 +57,10 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     /** JSON-RPC error code for an unknown, expired or foreign session (the one the TypeScript SDK uses). */
     public static final int SESSION_NOT_FOUND = -32001;
 
-    private static final String EVENT_STREAM = "text/event-stream";
     /** MCP sessions one identity may hold when the caller sets no cap. */
     public static final int DEFAULT_MAX_SESSIONS_PER_IDENTITY = 256;
 
+    private static final String EVENT_STREAM = "text/event-stream";
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
     /** How long shutdown lets running requests finish before answering them with an error. */
     private static final Duration REQUEST_GRACE = Duration.ofSeconds(2);
@@ -269,16 +269,17 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         }
     }
 
-    /**
-     * Ends a request's stream with a JSON-RPC error when the SDK failed without answering, so the
-     * client gets a precise error instead of waiting for its timeout.
-     */
+    /** Answers a request the server will not complete because it is shutting down. */
     private static void failShuttingDown(RequestStream answer) {
         answer.fail(new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INTERNAL_ERROR, "Server shutting down: "
                 + LogText.brief(answer.request().method()) + " was not completed. Connect again once the server "
                 + "is back and repeat the request.", null));
     }
 
+    /**
+     * Ends a request's stream with a JSON-RPC error when the SDK failed without answering, so the
+     * client gets a precise error instead of waiting for its timeout.
+     */
     private void failRequest(RequestStream answer, Throwable e) {
         McpSchema.JSONRPCResponse.JSONRPCError error;
         if (e instanceof McpError mcpError && mcpError.getJsonRpcError() != null) {
