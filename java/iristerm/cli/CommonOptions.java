@@ -88,7 +88,8 @@ final class CommonOptions {
                 filesRoot != null ? filesRoot : dataDir.resolve("files"));
     }
 
-    private static void require(boolean ok, String message) {
+    /** Refuses a bad option value with a message that names the option and what it must be. */
+    static void require(boolean ok, String message) {
         if (!ok) {
             throw new IllegalArgumentException(message);
         }

@@ -25,6 +25,8 @@ import java.util.concurrent.CountDownLatch;
                         + "and printed to stderr with a ready-to-paste client configuration."})
 final class ServeCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
+    /** A day: far beyond any sensible connection timeout, and within what Undertow can take. */
+    private static final long MAX_TIMEOUT_SECONDS = 86_400;
 
     @Mixin
     CommonOptions options;
@@ -62,8 +64,32 @@ final class ServeCommand implements Callable<Integer> {
             description = "Close MCP sessions (not terminal sessions) idle this long (default: ${DEFAULT-VALUE}).")
     long mcpSessionIdleSeconds;
 
+    @Option(names = "--max-mcp-sessions", paramLabel = "N", defaultValue = "${env:IRIS_TERMINAL_MAX_MCP_SESSIONS:-256}",
+            description = "Open MCP sessions (client connections, not terminal sessions) per identity; initialize "
+                    + "beyond is refused with 429 (env IRIS_TERMINAL_MAX_MCP_SESSIONS; default: ${DEFAULT-VALUE}).")
+    int maxMcpSessions;
+
+    @Option(names = "--header-timeout", paramLabel = "SECONDS", defaultValue = "${env:IRIS_TERMINAL_HEADER_TIMEOUT:-30}",
+            description = "Close a connection whose request headers are not complete this long after they began "
+                    + "(env IRIS_TERMINAL_HEADER_TIMEOUT; default: ${DEFAULT-VALUE}).")
+    long headerTimeoutSeconds;
+
+    @Option(names = "--connection-idle", paramLabel = "SECONDS", defaultValue = "${env:IRIS_TERMINAL_CONNECTION_IDLE:-120}",
+            description = "Close a connection that has sent no request for this long (env IRIS_TERMINAL_CONNECTION_IDLE; "
+                    + "default: ${DEFAULT-VALUE}).")
+    long connectionIdleSeconds;
+
     @Override
     public Integer call() throws IOException {
+        // clients' input reaches library log lines (a method name, a protocol version): cap every line
+        System.setErr(LineCappedOutput.wrap(System.err));
+        CommonOptions.require(maxBodyBytes >= 1, "--max-body-bytes must be at least 1");
+        CommonOptions.require(maxMcpSessions >= 1, "--max-mcp-sessions must be at least 1");
+        CommonOptions.require(mcpSessionIdleSeconds >= 1, "--mcp-session-idle must be at least 1 second");
+        CommonOptions.require(headerTimeoutSeconds >= 1 && headerTimeoutSeconds <= MAX_TIMEOUT_SECONDS,
+                "--header-timeout must be 1 to " + MAX_TIMEOUT_SECONDS + " seconds");
+        CommonOptions.require(connectionIdleSeconds >= 1 && connectionIdleSeconds <= MAX_TIMEOUT_SECONDS,
+                "--connection-idle must be 1 to " + MAX_TIMEOUT_SECONDS + " seconds");
         int colon = listen.lastIndexOf(':');
         if (colon <= 0) {
             throw new IllegalArgumentException("--listen must be HOST:PORT, e.g. 127.0.0.1:8765; got " + listen);
@@ -93,8 +119,9 @@ final class ServeCommand implements Callable<Integer> {
         try {
             http = McpHttpServer.start(new McpHttpServer.Config(host, port, tokens,
                             OriginPolicy.forListenHost(host, allowOrigins == null ? List.of() : allowOrigins),
-                            noAuth, maxBodyBytes,
-                            Duration.ofSeconds(mcpSessionIdleSeconds), McpHttpServer.DEFAULT_KEEP_ALIVE),
+                            noAuth, maxBodyBytes, maxMcpSessions,
+                            Duration.ofSeconds(mcpSessionIdleSeconds), McpHttpServer.DEFAULT_KEEP_ALIVE,
+                            Duration.ofSeconds(headerTimeoutSeconds), Duration.ofSeconds(connectionIdleSeconds)),
                     transport -> runtime.assembly.build(transport, false));
         } catch (RuntimeException e) {
             runtime.close();

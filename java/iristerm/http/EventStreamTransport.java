@@ -14,7 +14,8 @@ import reactor.core.publisher.Mono;
  *
  * <p>A request's stream ignores the SDK's graceful close and is ended by the core when the SDK's
  * handling of the request terminates: the SDK closes before passing on an error it did not
- * answer itself, and the stream must stay open for the error response.
+ * answer itself, and the stream must stay open for the error response. The SDK's response goes
+ * through the {@link RequestStream}, which lets only the first answer to a request through.
  */
 final class EventStreamTransport implements McpStreamableServerTransport {
 
@@ -22,12 +23,22 @@ final class EventStreamTransport implements McpStreamableServerTransport {
 
     private final McpJsonMapper json;
     private final EventStream events;
-    private final boolean requestStream;
+    private final RequestStream request;
 
-    EventStreamTransport(McpJsonMapper json, EventStream events, boolean requestStream) {
+    /** The listening stream (GET): server-initiated messages only. */
+    EventStreamTransport(McpJsonMapper json, EventStream events) {
+        this(json, events, null);
+    }
+
+    /** A POSTed request's stream. */
+    EventStreamTransport(McpJsonMapper json, RequestStream request) {
+        this(json, request.events(), request);
+    }
+
+    private EventStreamTransport(McpJsonMapper json, EventStream events, RequestStream request) {
         this.json = json;
         this.events = events;
-        this.requestStream = requestStream;
+        this.request = request;
     }
 
     @Override
@@ -39,9 +50,12 @@ final class EventStreamTransport implements McpStreamableServerTransport {
     public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message, String messageId) {
         return Mono.fromCallable(() -> json.writeValueAsString(message))
                 .doOnNext(text -> {
-                    if (!events.send(messageId, text)) {
+                    boolean sent = request != null && message instanceof McpSchema.JSONRPCResponse
+                            ? request.answer(messageId, text)
+                            : events.send(messageId, text);
+                    if (!sent) {
                         // content not logged: it may carry terminal output the user wants private
-                        log.debug("Event stream already closed; dropped a message");
+                        log.debug("Event stream already closed or its request answered; dropped a message");
                     }
                 })
                 .then();
@@ -54,7 +68,7 @@ final class EventStreamTransport implements McpStreamableServerTransport {
 
     @Override
     public Mono<Void> closeGracefully() {
-        return requestStream ? Mono.empty() : Mono.fromRunnable(events::end);
+        return request != null ? Mono.empty() : Mono.fromRunnable(events::end);
     }
 
     @Override

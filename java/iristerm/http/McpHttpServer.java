@@ -18,6 +18,7 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import io.undertow.Undertow;
+import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
 import iristerm.mcp.Json;
 import iristerm.security.OriginPolicy;
@@ -26,7 +27,8 @@ import iristerm.security.Tokens;
 /**
  * The standalone MCP endpoint: Undertow serving {@code /mcp} on one address, in front of the
  * Streamable HTTP transport ({@link StreamableCore}, streamed by {@link UndertowStreamableTransport}),
- * with the request body capped, {@code Host}/{@code Origin} checked and a bearer token required. The MCP server itself is built by the caller on the transport
+ * with the request body capped, request headers and idle connections timed out, {@code Host}/{@code Origin}
+ * checked and a bearer token required. The MCP server itself is built by the caller on the transport
  * handed to it, so the tool set is assembled in one place for every way of running.
  */
 public final class McpHttpServer implements AutoCloseable {
@@ -46,26 +48,36 @@ public final class McpHttpServer implements AutoCloseable {
      * @param noAuth             serve without tokens, every caller being {@link Tokens#DEFAULT_IDENTITY};
      *                           refused unless {@code host} is a loopback address
      * @param maxBodyBytes       largest accepted request body (413 beyond)
+     * @param maxSessionsPerIdentity MCP sessions one identity may hold open (initialize beyond gets 429)
      * @param sessionIdleTimeout MCP sessions with no open stream and no request for this long are closed
      * @param keepAliveInterval  how often an idle SSE stream gets a comment line (and a dead client is noticed)
+     * @param headerTimeout      a connection that has begun a request must complete its headers within this
+     * @param connectionIdleTimeout a connection with no request under way and none begun is closed after this
      */
     public record Config(String host, int port, Tokens tokens, OriginPolicy originPolicy, boolean noAuth,
-            int maxBodyBytes, Duration sessionIdleTimeout, Duration keepAliveInterval) {
+            int maxBodyBytes, int maxSessionsPerIdentity, Duration sessionIdleTimeout, Duration keepAliveInterval,
+            Duration headerTimeout, Duration connectionIdleTimeout) {
 
         public Config {
             Objects.requireNonNull(host, "host");
             Objects.requireNonNull(originPolicy, "originPolicy");
-            Objects.requireNonNull(sessionIdleTimeout, "sessionIdleTimeout");
-            Objects.requireNonNull(keepAliveInterval, "keepAliveInterval");
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException("port must be 0-65535, was " + port);
             }
             if (maxBodyBytes <= 0) {
                 throw new IllegalArgumentException("maxBodyBytes must be positive, was " + maxBodyBytes);
             }
-            if (sessionIdleTimeout.isNegative() || sessionIdleTimeout.isZero()
-                    || keepAliveInterval.isNegative() || keepAliveInterval.isZero()) {
-                throw new IllegalArgumentException("sessionIdleTimeout and keepAliveInterval must be positive");
+            if (maxSessionsPerIdentity <= 0) {
+                throw new IllegalArgumentException("maxSessionsPerIdentity must be positive, was "
+                        + maxSessionsPerIdentity);
+            }
+            requirePositive(sessionIdleTimeout, "sessionIdleTimeout");
+            requirePositive(keepAliveInterval, "keepAliveInterval");
+            // Undertow takes these as int milliseconds
+            requirePositive(headerTimeout, "headerTimeout");
+            requirePositive(connectionIdleTimeout, "connectionIdleTimeout");
+            if (headerTimeout.toMillis() > Integer.MAX_VALUE || connectionIdleTimeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("headerTimeout and connectionIdleTimeout must be under 24 days");
             }
             if (noAuth && !isLoopback(host)) {
                 throw new IllegalArgumentException("Refusing to serve without authentication on " + host
@@ -74,6 +86,13 @@ public final class McpHttpServer implements AutoCloseable {
             }
             if (!noAuth && tokens == null) {
                 throw new IllegalArgumentException("Bearer tokens are required unless authentication is disabled");
+            }
+        }
+
+        private static void requirePositive(Duration duration, String name) {
+            Objects.requireNonNull(duration, name);
+            if (duration.isNegative() || duration.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, was " + duration);
             }
         }
 
@@ -112,8 +131,8 @@ public final class McpHttpServer implements AutoCloseable {
     static McpHttpServer start(Config config,
             Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory, LongSupplier nanoClock) {
         McpJsonMapper json = Json.MCP;
-        StreamableCore transport = new StreamableCore(json, config.maxBodyBytes(), config.sessionIdleTimeout(),
-                nanoClock);
+        StreamableCore transport = new StreamableCore(json, config.maxBodyBytes(), config.maxSessionsPerIdentity(),
+                config.sessionIdleTimeout(), nanoClock);
         McpSyncServer mcpServer = null;
         try {
             mcpServer = Objects.requireNonNull(serverFactory.apply(transport), "serverFactory returned null");
@@ -126,9 +145,19 @@ public final class McpHttpServer implements AutoCloseable {
                     }
                     : new BearerAuth(config.tokens(), endpoint);
             HttpHandler guarded = new OriginGuard(config.originPolicy(), identified);
+            // A refused body is still read, and discarded, up to this much: a client that is still
+            // sending then reads the 413 instead of a connection reset. Beyond it the connection is cut.
+            long drainedBodyBytes = 2L * config.maxBodyBytes();
             Undertow undertow = Undertow.builder()
                     .addHttpListener(config.port(), config.host())
+                    // Undertow's own cap (2 MiB by default) would refuse bodies before the endpoint sees them,
+                    // with a bare 400; each exchange gets its bound below instead.
+                    .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, -1L)
+                    .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, (int) config.headerTimeout().toMillis())
+                    .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT,
+                            (int) config.connectionIdleTimeout().toMillis())
                     .setHandler(exchange -> {
+                        exchange.setMaxEntitySize(drainedBodyBytes);
                         if (ENDPOINT_PATH.equals(exchange.getRequestPath())) {
                             guarded.handleRequest(exchange);
                         } else {

@@ -3,6 +3,7 @@ package iristerm.http;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,15 +12,18 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
+import reactor.core.publisher.Mono;
 
 /**
- * The live MCP sessions of an endpoint, each bound to the identity that opened it, and the sweep
- * that closes those nobody uses.
+ * The live MCP sessions of an endpoint, each bound to the identity that opened it, at most a
+ * fixed number per identity, and the sweep that closes those nobody uses.
  */
 final class McpSessions {
 
@@ -30,12 +34,19 @@ final class McpSessions {
     }
 
     private final Map<String, Entry> sessions = new ConcurrentHashMap<>();
+    /** Sessions per owner; changed only together with {@link #sessions}, under this object's lock. */
+    private final Map<String, Integer> perOwner = new HashMap<>();
+    private final int maxPerOwner;
     private final long idleNanos;
     private final LongSupplier nanoClock;
     private final Duration closeTimeout;
     private final ScheduledExecutorService sweeper;
 
-    McpSessions(Duration idleTimeout, LongSupplier nanoClock, Duration closeTimeout) {
+    McpSessions(int maxPerOwner, Duration idleTimeout, LongSupplier nanoClock, Duration closeTimeout) {
+        if (maxPerOwner < 1) {
+            throw new IllegalArgumentException("sessions per identity must be at least 1, was " + maxPerOwner);
+        }
+        this.maxPerOwner = maxPerOwner;
         this.idleNanos = idleTimeout.toNanos();
         this.nanoClock = nanoClock;
         this.closeTimeout = closeTimeout;
@@ -49,10 +60,29 @@ final class McpSessions {
         sweeper.scheduleWithFixedDelay(this::sweepIdle, period, period, TimeUnit.MILLISECONDS);
     }
 
-    Entry add(McpStreamableServerSession mcp, String owner) {
-        Entry entry = new Entry(mcp, owner, new AtomicLong(nanoClock.getAsLong()));
-        sessions.put(mcp.getId(), entry);
-        return entry;
+    int maxPerOwner() {
+        return maxPerOwner;
+    }
+
+    /** A session just added, and the initialize result it will produce. */
+    record Opened(Entry entry, Mono<McpSchema.InitializeResult> initResult) {
+    }
+
+    /**
+     * Starts a session for {@code owner} and adds it, or returns null without starting one when
+     * the owner already has {@link #maxPerOwner()}. Starting only creates the SDK's session object
+     * (its initialize result is lazy), so it may run under the lock that makes the count and the
+     * addition one step.
+     */
+    synchronized Opened open(String owner, Supplier<McpStreamableServerSession.McpStreamableServerSessionInit> start) {
+        if (perOwner.getOrDefault(owner, 0) >= maxPerOwner) {
+            return null;
+        }
+        McpStreamableServerSession.McpStreamableServerSessionInit init = start.get();
+        Entry entry = new Entry(init.session(), owner, new AtomicLong(nanoClock.getAsLong()));
+        sessions.put(init.session().getId(), entry);
+        perOwner.merge(owner, 1, Integer::sum);
+        return new Opened(entry, init.initResult());
     }
 
     /**
@@ -72,8 +102,13 @@ final class McpSessions {
         entry.lastUsed().set(nanoClock.getAsLong());
     }
 
-    void remove(Entry entry) {
-        sessions.remove(entry.mcp().getId(), entry);
+    /** Removes {@code entry}; false if it was gone already. */
+    synchronized boolean remove(Entry entry) {
+        if (!sessions.remove(entry.mcp().getId(), entry)) {
+            return false;
+        }
+        perOwner.computeIfPresent(entry.owner(), (owner, count) -> count == 1 ? null : count - 1);
+        return true;
     }
 
     Collection<Entry> all() {
@@ -85,10 +120,11 @@ final class McpSessions {
     }
 
     /** Stops sweeping and hands over every session, leaving none. */
-    List<Entry> drain() {
+    synchronized List<Entry> drain() {
         sweeper.shutdownNow();
         List<Entry> open = new ArrayList<>(sessions.values());
         sessions.clear();
+        perOwner.clear();
         return open;
     }
 
@@ -96,8 +132,7 @@ final class McpSessions {
     void sweepIdle() {
         long now = nanoClock.getAsLong();
         sessions.forEach((id, entry) -> {
-            if (!entry.mcp().hasOpenStream() && now - entry.lastUsed().get() > idleNanos
-                    && sessions.remove(id, entry)) {
+            if (!entry.mcp().hasOpenStream() && now - entry.lastUsed().get() > idleNanos && remove(entry)) {
                 log.info("Closing MCP session {} of '{}': idle for more than {} s", id, entry.owner(),
                         TimeUnit.NANOSECONDS.toSeconds(idleNanos));
                 entry.mcp().closeGracefully().timeout(closeTimeout).subscribe(null,

@@ -40,8 +40,9 @@ import reactor.core.publisher.Mono;
  * {@code application/json} with a new {@code Mcp-Session-Id}; other requests as an event stream
  * that carries the request's notifications and ends with its response; notifications and
  * responses get 202. GET opens the session's listening stream for server-initiated messages (405
- * where the exchange cannot stream); DELETE ends the session. Sessions nobody uses are closed
- * after an idle timeout.
+ * where the exchange cannot stream); DELETE ends the session. An identity may hold a bounded
+ * number of sessions; sessions nobody uses are closed after an idle timeout. At shutdown, requests
+ * still running after a short grace are answered with an error rather than left unanswered.
  *
  * <p>A request is handled on the thread that calls {@link #handle}, or on the thread that completes
  * the SDK's work, never on one of the core's own (its one thread only closes idle sessions): with a
@@ -58,31 +59,46 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     /** JSON-RPC error code for an unknown, expired or foreign session (the one the TypeScript SDK uses). */
     public static final int SESSION_NOT_FOUND = -32001;
 
+    /** MCP sessions one identity may hold when the caller sets no cap. */
+    public static final int DEFAULT_MAX_SESSIONS_PER_IDENTITY = 256;
+
     private static final String EVENT_STREAM = "text/event-stream";
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+    /** How long shutdown lets running requests finish before answering them with an error. */
+    private static final Duration REQUEST_GRACE = Duration.ofSeconds(2);
     private static final List<String> PROTOCOL_VERSIONS = List.of(ProtocolVersions.MCP_2024_11_05,
             ProtocolVersions.MCP_2025_03_26, ProtocolVersions.MCP_2025_06_18, ProtocolVersions.MCP_2025_11_25);
 
     private final McpJsonMapper json;
     private final int maxBodyBytes;
+    private final Duration sessionIdleTimeout;
     private final McpSessions sessions;
     private final Set<EventStream> streams = ConcurrentHashMap.newKeySet();
+    private final Set<RequestStream> requests = ConcurrentHashMap.newKeySet();
     private volatile McpStreamableServerSession.Factory sessionFactory;
     private volatile boolean closing;
 
-    /**
-     * @param json               mapper for JSON-RPC messages (passed explicitly: never ServiceLoader)
-     * @param maxBodyBytes       largest POST body accepted; larger ones get 413
-     * @param sessionIdleTimeout a session with no open stream and no request for this long is closed
-     * @param nanoClock          time source of the idle timeout
-     */
+    /** A core allowing {@link #DEFAULT_MAX_SESSIONS_PER_IDENTITY} sessions per identity. */
     public StreamableCore(McpJsonMapper json, int maxBodyBytes, Duration sessionIdleTimeout, LongSupplier nanoClock) {
+        this(json, maxBodyBytes, DEFAULT_MAX_SESSIONS_PER_IDENTITY, sessionIdleTimeout, nanoClock);
+    }
+
+    /**
+     * @param json                   mapper for JSON-RPC messages (passed explicitly: never ServiceLoader)
+     * @param maxBodyBytes           largest POST body accepted; larger ones get 413
+     * @param maxSessionsPerIdentity open MCP sessions one identity may hold; initialize beyond is refused
+     * @param sessionIdleTimeout     a session with no open stream and no request for this long is closed
+     * @param nanoClock              time source of the idle timeout
+     */
+    public StreamableCore(McpJsonMapper json, int maxBodyBytes, int maxSessionsPerIdentity,
+            Duration sessionIdleTimeout, LongSupplier nanoClock) {
         if (maxBodyBytes <= 0 || sessionIdleTimeout.isNegative() || sessionIdleTimeout.isZero()) {
             throw new IllegalArgumentException("body cap and session idle timeout must be positive");
         }
         this.json = json;
         this.maxBodyBytes = maxBodyBytes;
-        this.sessions = new McpSessions(sessionIdleTimeout, nanoClock, CLOSE_TIMEOUT);
+        this.sessionIdleTimeout = sessionIdleTimeout;
+        this.sessions = new McpSessions(maxSessionsPerIdentity, sessionIdleTimeout, nanoClock, CLOSE_TIMEOUT);
     }
 
     @Override
@@ -99,7 +115,8 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     public Mono<Void> notifyClients(String method, Object params) {
         return Flux.fromIterable(sessions.all())
                 .flatMap(session -> session.mcp().sendNotification(method, params).onErrorResume(e -> {
-                    log.warn("Notification {} to session {} failed: {}", method, session.mcp().getId(), e.toString());
+                    log.warn("Notification {} to session {} failed: {}", method, session.mcp().getId(),
+                            LogText.brief(e));
                     return Mono.empty();
                 }))
                 .then();
@@ -118,29 +135,41 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     }
 
     /**
-     * Refuses new requests, closes every session (ending its streams), then waits a bounded time
+     * Refuses new requests, lets running ones finish for a short grace and answers the rest with a
+     * "shutting down" error, closes every session (ending its streams), then waits a bounded time
      * for all responses to finish and drops those that did not.
      */
     @Override
     public Mono<Void> closeGracefully() {
         return Mono.defer(() -> {
             closing = true;
-            return Flux.fromIterable(sessions.drain())
-                    .flatMap(session -> session.mcp().closeGracefully().timeout(CLOSE_TIMEOUT).onErrorResume(e -> {
-                        log.warn("Closing session {} failed: {}", session.mcp().getId(), e.toString());
-                        return Mono.empty();
-                    }))
+            return Mono.fromFuture(CompletableFuture.allOf(
+                            requests.stream().map(RequestStream::settled).toArray(CompletableFuture[]::new)))
+                    .timeout(REQUEST_GRACE)
+                    .onErrorResume(TimeoutException.class, e -> Mono.empty())
                     .then(Mono.defer(() -> {
-                        streams.forEach(EventStream::end);
-                        return Mono.fromFuture(streamsClosed());
-                    }))
-                    .timeout(CLOSE_TIMEOUT)
-                    .onErrorResume(TimeoutException.class, e -> {
-                        log.warn("{} event streams did not end in {}; dropping them", streams.size(), CLOSE_TIMEOUT);
-                        streams.forEach(EventStream::abort);
-                        return Mono.empty();
-                    });
+                        requests.forEach(StreamableCore::failShuttingDown);
+                        return closeSessionsAndStreams();
+                    }));
         });
+    }
+
+    private Mono<Void> closeSessionsAndStreams() {
+        return Flux.fromIterable(sessions.drain())
+                .flatMap(session -> session.mcp().closeGracefully().timeout(CLOSE_TIMEOUT).onErrorResume(e -> {
+                    log.warn("Closing session {} failed: {}", session.mcp().getId(), LogText.brief(e));
+                    return Mono.empty();
+                }))
+                .then(Mono.defer(() -> {
+                    streams.forEach(EventStream::end);
+                    return Mono.fromFuture(streamsClosed());
+                }))
+                .timeout(CLOSE_TIMEOUT)
+                .onErrorResume(TimeoutException.class, e -> {
+                    log.warn("{} event streams did not end in {}; dropping them", streams.size(), CLOSE_TIMEOUT);
+                    streams.forEach(EventStream::abort);
+                    return Mono.empty();
+                });
     }
 
     /** Completes when every event stream open at the time of the call has ended. */
@@ -172,7 +201,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             case "GET" -> get(exchange, identity);
             case "DELETE" -> delete(exchange, identity);
             default -> exchange.respond(Reply.error(405, ErrorCodes.INVALID_REQUEST,
-                    "Method " + exchange.method() + " not allowed; use POST, GET or DELETE")
+                    "Method " + LogText.brief(exchange.method()) + " not allowed; use POST, GET or DELETE")
                     .with("Allow", "GET, POST, DELETE"));
         }
     }
@@ -181,15 +210,15 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         String contentType = exchange.header(Reply.CONTENT_TYPE);
         if (contentType == null || !contentType.split(";", 2)[0].strip().equalsIgnoreCase(Reply.APPLICATION_JSON)) {
             exchange.respond(Reply.error(415, ErrorCodes.INVALID_REQUEST,
-                    "Content-Type must be application/json, was " + contentType));
+                    "Content-Type must be application/json, was " + LogText.brief(contentType)));
             return;
         }
         exchange.readBody(maxBodyBytes, body -> {
             try {
                 handlePost(exchange, identity, body);
             } catch (RuntimeException e) {
-                // answered as JSON rather than left to the server's bare 500
-                log.warn("POST from '{}' failed: {}", identity, e.toString(), e);
+                // answered as JSON rather than left to the server's bare 500; a server fault, so with its trace
+                log.warn("POST from '{}' failed: {}", identity, LogText.brief(e), e);
                 exchange.respond(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "Internal error: " + rootMessage(e)));
             }
         }, () -> exchange.respond(Reply.error(413, ErrorCodes.INVALID_REQUEST,
@@ -204,7 +233,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         }
         McpSchema.JSONRPCMessage message = posted.message();
         String accept = exchange.header("Accept");
-        if (!accepts(accept, Reply.APPLICATION_JSON) || !accepts(accept, EVENT_STREAM)) {
+        if (!AcceptHeader.accepts(accept, Reply.APPLICATION_JSON) || !AcceptHeader.accepts(accept, EVENT_STREAM)) {
             exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST,
                     "Accept header must list both application/json and text/event-stream"));
             return;
@@ -226,14 +255,21 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                 exchange.respond(Reply.json(200, badParams.toJson()));
                 return;
             }
-            EventStream events = openStream(exchange, session);
+            RequestStream answer = new RequestStream(request, openStream(exchange, session), json);
+            requests.add(answer);
+            answer.events().closed().thenRun(() -> requests.remove(answer));
+            if (closing) {
+                // shutdown began after the check in handle(), and may have missed this request
+                failShuttingDown(answer);
+                return;
+            }
             McpStreamableServerSession.McpStreamableServerSessionStream stream = session.mcp()
-                    .responseStream(new EventStreamTransport(json, events, true));
-            events.closed().thenRun(stream::close);
-            events.start();
+                    .responseStream(new EventStreamTransport(json, answer));
+            answer.events().closed().thenRun(stream::close);
+            answer.events().start();
             stream.handle(request)
                     .contextWrite(c -> c.put(McpTransportContext.KEY, context))
-                    .subscribe(null, e -> failRequest(events, request, e), events::end);
+                    .subscribe(null, e -> failRequest(answer, e), answer::end);
         } else if (message instanceof McpSchema.JSONRPCNotification notification) {
             respondWhenDone(exchange, session.mcp().accept(notification), context, 202);
         } else if (message instanceof McpSchema.JSONRPCResponse response) {
@@ -241,11 +277,18 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         }
     }
 
+    /** Answers a request the server will not complete because it is shutting down. */
+    private static void failShuttingDown(RequestStream answer) {
+        answer.fail(new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INTERNAL_ERROR, "Server shutting down: "
+                + LogText.brief(answer.request().method()) + " was not completed. Connect again once the server "
+                + "is back and repeat the request.", null));
+    }
+
     /**
      * Ends a request's stream with a JSON-RPC error when the SDK failed without answering, so the
      * client gets a precise error instead of waiting for its timeout.
      */
-    private void failRequest(EventStream events, McpSchema.JSONRPCRequest request, Throwable e) {
+    private void failRequest(RequestStream answer, Throwable e) {
         McpSchema.JSONRPCResponse.JSONRPCError error;
         if (e instanceof McpError mcpError && mcpError.getJsonRpcError() != null) {
             error = mcpError.getJsonRpcError();
@@ -253,15 +296,12 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             // the SDK could not read the request's params
             error = new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INVALID_PARAMS, rootMessage(e));
         } else {
-            log.warn("Request {} {} failed: {}", request.method(), request.id(), e.toString());
+            McpSchema.JSONRPCRequest request = answer.request();
+            log.warn("Request {} {} failed: {}", LogText.brief(request.method()), LogText.brief(request.id()),
+                    LogText.brief(e));
             error = new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INTERNAL_ERROR, rootMessage(e));
         }
-        try {
-            events.send(null, json.writeValueAsString(McpSchema.JSONRPCResponse.error(request.id(), error)));
-        } catch (IOException serialization) {
-            log.warn("Could not serialize the error for request {}: {}", request.id(), serialization.toString());
-        }
-        events.end();
+        answer.fail(error);
     }
 
     private void initialize(StreamableExchange exchange, String identity, McpSchema.JSONRPCRequest request) {
@@ -273,9 +313,17 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         McpSchema.InitializeRequest params = json.convertValue(request.params(),
                 new TypeRef<McpSchema.InitializeRequest>() {
                 });
-        McpStreamableServerSession.McpStreamableServerSessionInit init = sessionFactory.startSession(params);
-        McpSessions.Entry session = sessions.add(init.session(), identity);
-        init.initResult()
+        McpSessions.Opened opened = sessions.open(identity, () -> sessionFactory.startSession(params));
+        if (opened == null) {
+            exchange.respond(Reply.error(429, ErrorCodes.INVALID_REQUEST, "Too many MCP sessions: identity '"
+                    + identity + "' already holds " + sessions.maxPerOwner() + ", the most allowed. End sessions "
+                    + "you no longer use (HTTP DELETE with their Mcp-Session-Id header; closing an MCP client does "
+                    + "that), or wait: sessions unused for " + sessionIdleTimeout.toSeconds()
+                    + " s are closed."));
+            return;
+        }
+        McpSessions.Entry session = opened.entry();
+        opened.initResult()
                 .contextWrite(c -> c.put(McpTransportContext.KEY, contextOf(identity)))
                 .subscribe(result -> {
                     String body;
@@ -290,7 +338,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     }
 
     private void failInitialize(StreamableExchange exchange, McpSessions.Entry session, Throwable e) {
-        log.warn("Initializing MCP session failed: {}", e.toString());
+        log.warn("Initializing MCP session failed: {}", LogText.brief(e));
         sessions.remove(session);
         session.mcp().close();
         exchange.respond(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "Failed to initialize session: " + rootMessage(e)));
@@ -303,7 +351,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                             + "come with each POST").with("Allow", "POST, DELETE"));
             return;
         }
-        if (!accepts(exchange.header("Accept"), EVENT_STREAM)) {
+        if (!AcceptHeader.accepts(exchange.header("Accept"), EVENT_STREAM)) {
             exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST, "Accept header must list text/event-stream"));
             return;
         }
@@ -313,8 +361,13 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         }
         // Last-Event-ID is not honoured: SDK 2.1.0 keeps no event history to replay from.
         EventStream events = openStream(exchange, session);
+        if (closing) {
+            // shutdown began after the check in handle(), and may have missed this stream
+            events.end();
+            return;
+        }
         McpStreamableServerSession.McpStreamableServerSessionStream listening = session.mcp()
-                .listeningStream(new EventStreamTransport(json, events, false));
+                .listeningStream(new EventStreamTransport(json, events));
         events.closed().thenRun(listening::close);
         // only now: a client that has the headers may rely on server messages reaching it
         events.start();
@@ -337,7 +390,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         String version = exchange.header(HttpHeaders.PROTOCOL_VERSION);
         if (version != null && !PROTOCOL_VERSIONS.contains(version)) {
             exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST,
-                    "Unsupported MCP-Protocol-Version " + version + "; supported: " + PROTOCOL_VERSIONS));
+                    "Unsupported MCP-Protocol-Version " + LogText.brief(version) + "; supported: " + PROTOCOL_VERSIONS));
             return null;
         }
         String id = exchange.header(HttpHeaders.MCP_SESSION_ID);
@@ -348,7 +401,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         }
         McpSessions.Entry session = sessions.find(id, identity);
         if (session == null) {
-            exchange.respond(Reply.error(404, SESSION_NOT_FOUND, "Session not found: " + id));
+            exchange.respond(Reply.error(404, SESSION_NOT_FOUND, "Session not found: " + LogText.brief(id)));
         }
         return session;
     }
@@ -365,9 +418,6 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             streams.remove(events);
             sessions.touch(session);
         });
-        if (closing) {
-            events.end();
-        }
         return events;
     }
 
@@ -378,7 +428,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             // McpError means the client's message was wrong (e.g. a response to an unknown id).
             boolean clientError = e instanceof McpError;
             if (!clientError) {
-                log.warn("Handling {} failed: {}", exchange.method(), e.toString());
+                log.warn("Handling {} failed: {}", exchange.method(), LogText.brief(e));
             }
             exchange.respond(Reply.error(clientError ? 400 : 500,
                     clientError ? ErrorCodes.INVALID_REQUEST : ErrorCodes.INTERNAL_ERROR, rootMessage(e)));
@@ -387,14 +437,6 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
 
     private static McpTransportContext contextOf(String identity) {
         return McpTransportContext.create(Map.of(CONTEXT_IDENTITY, identity));
-    }
-
-    private static boolean accepts(String accept, String mediaType) {
-        if (accept == null) {
-            return false;
-        }
-        String lower = accept.toLowerCase(Locale.ROOT);
-        return lower.contains(mediaType) || lower.contains("*/*");
     }
 
     static String rootMessage(Throwable e) {

@@ -78,9 +78,9 @@ public final class UndertowStreamableTransport implements HttpHandler {
         }
 
         /**
-         * Reads without blocking, refusing a declared or actual length over the cap before Undertow
-         * would drop the connection. The receiver may call back on the IO thread, which must not
-         * run SDK or tool code: the rest then goes to a worker.
+         * Reads without blocking, refusing a declared or actual length over the cap. The receiver
+         * may call back on the IO thread, which must not run SDK or tool code: the rest then goes
+         * to a worker.
          */
         @Override
         public void readBody(int limit, Consumer<byte[]> body, Runnable tooLarge) {
@@ -92,8 +92,9 @@ public final class UndertowStreamableTransport implements HttpHandler {
                     ex.isInIoThread() ? ex.getConnection().getWorker() : SameThreadExecutor.INSTANCE,
                     () -> body.accept(bytes)), (ex, error) -> {
                 if (error instanceof Receiver.RequestToLargeException) {
-                    // the unread rest of the body makes the connection unusable for another request
-                    ex.setPersistent(false);
+                    // The connection stays open: ending the exchange drains the rest of the body (up
+                    // to the exchange's entity bound, beyond which Undertow cuts the connection), so a
+                    // client still sending reads the 413 rather than a reset.
                     tooLarge.run();
                 } else {
                     log.debug("Reading request body from {} failed: {}", ex.getSourceAddress(), error.toString());

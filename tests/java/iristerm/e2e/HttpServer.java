@@ -25,11 +25,16 @@ final class HttpServer implements ServerUnderTest {
     private final Clients clients = new Clients();
 
     HttpServer(Path dataDir, List<String> options) throws Exception {
+        this(dataDir, options, line -> { });
+    }
+
+    /** As above, handing each line of the server's stderr (its log) to {@code stderr}. */
+    HttpServer(Path dataDir, List<String> options, Consumer<String> stderr) throws Exception {
         List<String> all = new ArrayList<>(options);
         if (!options.contains("--tokens-file")) {
             all.addAll(List.of("--token", TOKEN));
         }
-        ServeProcess serve = ServeProcess.start(StdioServer.jar(), dataDir, all, 30);
+        ServeProcess serve = ServeProcess.start(StdioServer.jar(), dataDir, all, 30, stderr);
         process = serve.process();
         endpoint = serve.endpoint();
     }

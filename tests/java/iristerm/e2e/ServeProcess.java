@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,6 +27,12 @@ public record ServeProcess(Process process, URI endpoint) {
 
     public static ServeProcess start(Path jar, Path dataDir, List<String> options, long timeoutSeconds)
             throws Exception {
+        return start(jar, dataDir, options, timeoutSeconds, line -> { });
+    }
+
+    /** As above, handing every line the server writes to stderr (its log) to {@code stderr}. */
+    public static ServeProcess start(Path jar, Path dataDir, List<String> options, long timeoutSeconds,
+            Consumer<String> stderr) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(java(), "-jar", jar.toString(), "serve",
                 "--listen", "127.0.0.1:0", "--data-dir", dataDir.toString()));
         cmd.addAll(options);
@@ -36,6 +43,7 @@ public record ServeProcess(Process process, URI endpoint) {
                     new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = err.readLine()) != null) {
+                    stderr.accept(line);
                     Matcher m = LISTENING.matcher(line);
                     if (m.find()) {
                         ready.complete(URI.create(m.group(1)));

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -113,6 +115,31 @@ class McpHttpServerLifecycleTest {
     }
 
     @Test
+    void incompleteHeadersAreCutOffAtTheHeaderTimeout() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", test.server.port())) {
+            socket.setSoTimeout((int) TestServer.WAIT.toMillis());
+            long start = System.nanoTime();
+            socket.getOutputStream().write("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: appl"
+                    .getBytes(StandardCharsets.US_ASCII));
+            assertEquals(-1, socket.getInputStream().read(), "the server answered incomplete headers");
+            Duration open = Duration.ofNanos(System.nanoTime() - start);
+            assertTrue(open.compareTo(TestServer.HEADER_TIMEOUT) >= 0 && open.compareTo(TestServer.CONNECTION_IDLE) < 0,
+                    "closed after " + open + ", expected the header timeout " + TestServer.HEADER_TIMEOUT);
+        }
+    }
+
+    @Test
+    void aConnectionThatSendsNothingIsClosedWhenIdle() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", test.server.port())) {
+            socket.setSoTimeout((int) TestServer.WAIT.toMillis());
+            long start = System.nanoTime();
+            assertEquals(-1, socket.getInputStream().read());
+            Duration open = Duration.ofNanos(System.nanoTime() - start);
+            assertTrue(open.compareTo(TestServer.CONNECTION_IDLE) >= 0, "closed after " + open);
+        }
+    }
+
+    @Test
     void stopEndsOpenStreamsAndIsIdempotent() throws Exception {
         String session = test.initializeSession();
         try (TestServer.RawConnection listening = new TestServer.RawConnection(test.server.port());
@@ -128,7 +155,11 @@ class McpHttpServerLifecycleTest {
 
             // both responses were finished (last chunk sent), not just cut off
             assertTrue(assertTimeoutPreemptively(Duration.ofSeconds(10), listening::readToEnd).endsWith("0\r\n\r\n"));
-            assertTrue(assertTimeoutPreemptively(Duration.ofSeconds(10), calling::readToEnd).endsWith("0\r\n\r\n"));
+            String call = assertTimeoutPreemptively(Duration.ofSeconds(10), calling::readToEnd);
+            assertTrue(call.endsWith("0\r\n\r\n"), call);
+            // and the call still running was answered, with an error that says why
+            assertTrue(call.contains("\"id\":3") && call.contains("\"code\":-32603")
+                    && call.contains("Server shutting down"), call);
         }
         IOException refused = assertThrows(IOException.class, () -> test.send(test.request(TestServer.INITIALIZE)));
         assertTrue(refused instanceof ConnectException || refused.getCause() instanceof ConnectException,

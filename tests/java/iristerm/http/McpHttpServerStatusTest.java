@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
@@ -168,6 +169,45 @@ class McpHttpServerStatusTest {
     }
 
     @Test
+    void acceptIsMatchedByMediaTypeNotBySubstring() throws Exception {
+        for (String accepted : List.of("application/json, text/event-stream", "*/*", "application/*, text/*",
+                "Text/Event-Stream;q=0.5, APPLICATION/JSON", "application/json;q=0.001, */*;q=1",
+                "text/html, application/json; charset=utf-8 , text/event-stream")) {
+            HttpResponse<String> opened = test.send(test.request(TestServer.INITIALIZE).setHeader("Accept", accepted));
+            assertEquals(200, opened.statusCode(), accepted);
+            // each accepted initialize opened a session: free its slot under the cap for the next one
+            assertEquals(200, test.send(test.request(null).DELETE()
+                    .header("Mcp-Session-Id", opened.headers().firstValue("Mcp-Session-Id").orElseThrow()))
+                    .statusCode());
+        }
+        for (String refused : List.of("application/json-seq, text/event-streams",
+                "application/json, text/event-stream;q=0", "*/*;q=0", "*/*, application/json;q=0",
+                "text/html; x=\"application/json\", text/event-stream", "application/json, text/event-stream;q=2",
+                "application, json/, /event-stream", "")) {
+            assertError(test.send(test.request(TestServer.INITIALIZE).setHeader("Accept", refused)), 400,
+                    McpSchema.ErrorCodes.INVALID_REQUEST);
+        }
+    }
+
+    @Test
+    void initializeBeyondTheSessionCapIs429UntilOneIsDeleted() throws Exception {
+        List<String> sessions = new ArrayList<>();
+        for (int i = 0; i < TestServer.MAX_SESSIONS; i++) {
+            sessions.add(test.initializeSession());
+        }
+        HttpResponse<String> refused = test.send(test.request(TestServer.INITIALIZE));
+        assertError(refused, 429, McpSchema.ErrorCodes.INVALID_REQUEST);
+        assertTrue(refused.body().contains("DELETE") && refused.body().contains("Too many MCP sessions"),
+                refused.body());
+        // the cap is per identity
+        test.initializeSession(TestServer.BOB_TOKEN);
+        assertEquals(200, test.send(test.request(null).header("Mcp-Session-Id", sessions.get(0)).DELETE())
+                .statusCode());
+        test.initializeSession();
+        assertError(test.send(test.request(TestServer.INITIALIZE)), 429, McpSchema.ErrorCodes.INVALID_REQUEST);
+    }
+
+    @Test
     void unsupportedProtocolVersionIs400() throws Exception {
         String session = test.initializeSession();
         assertError(test.send(test.request(TestServer.TOOLS_LIST).header("Mcp-Session-Id", session)
@@ -214,13 +254,13 @@ class McpHttpServerStatusTest {
     void noAuthIsRefusedOffLoopbackAndUsesTheDefaultIdentityOnIt() {
         OriginPolicy anywhere = OriginPolicy.forListenHost("0.0.0.0", List.of());
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                () -> new McpHttpServer.Config("0.0.0.0", 0, null, anywhere, true, 1024,
-                        TestServer.IDLE, TestServer.KEEP_ALIVE));
+                () -> new McpHttpServer.Config("0.0.0.0", 0, null, anywhere, true, 1024, TestServer.MAX_SESSIONS,
+                        TestServer.IDLE, TestServer.KEEP_ALIVE, TestServer.HEADER_TIMEOUT, TestServer.CONNECTION_IDLE));
         assertTrue(refused.getMessage().contains("without authentication"), refused.getMessage());
 
         McpHttpServer.Config loopback = new McpHttpServer.Config("127.0.0.1", 0, null,
-                OriginPolicy.forListenHost("127.0.0.1", List.of()), true, TestServer.MAX_BODY, TestServer.IDLE,
-                TestServer.KEEP_ALIVE);
+                OriginPolicy.forListenHost("127.0.0.1", List.of()), true, TestServer.MAX_BODY, TestServer.MAX_SESSIONS,
+                TestServer.IDLE, TestServer.KEEP_ALIVE, TestServer.HEADER_TIMEOUT, TestServer.CONNECTION_IDLE);
         McpHttpServer open = McpHttpServer.start(loopback, transport -> McpServer
                 .sync(transport).jsonMapper(TestServer.JSON).jsonSchemaValidator(TestServer.VALIDATOR)
                 .toolCall(McpSchema.Tool.builder("whoami", TestServer.JSON, "{\"type\":\"object\"}").build(),

@@ -49,6 +49,10 @@ final class TestServer implements AutoCloseable {
     static final int MAX_BODY = 16 * 1024;
     static final Duration IDLE = Duration.ofMinutes(10);
     static final Duration KEEP_ALIVE = Duration.ofMillis(200);
+    // above the twenty concurrent clients of the protocol test
+    static final int MAX_SESSIONS = 24;
+    static final Duration HEADER_TIMEOUT = Duration.ofSeconds(1);
+    static final Duration CONNECTION_IDLE = Duration.ofSeconds(2);
     static final Duration WAIT = Duration.ofSeconds(20);
 
     static final JsonMapper JACKSON = JsonMapper.builder().build();
@@ -74,7 +78,8 @@ final class TestServer implements AutoCloseable {
 
     private TestServer(Tokens tokens) {
         McpHttpServer.Config config = new McpHttpServer.Config("127.0.0.1", 0, tokens,
-                OriginPolicy.forListenHost("127.0.0.1", List.of(ALLOWED_ORIGIN)), false, MAX_BODY, IDLE, KEEP_ALIVE);
+                OriginPolicy.forListenHost("127.0.0.1", List.of(ALLOWED_ORIGIN)), false, MAX_BODY, MAX_SESSIONS, IDLE,
+                KEEP_ALIVE, HEADER_TIMEOUT, CONNECTION_IDLE);
         server = McpHttpServer.start(config, this::buildServer, clock::get);
     }
 
