@@ -154,6 +154,7 @@ public final class FakeIrisCalls implements IrisCalls {
         for (Job job : world.sessions.values()) {
             if (job.instance.equals(instance)) {
                 job.end("instance");
+                job.awaitThread();
             }
         }
         close();
@@ -830,6 +831,11 @@ public final class FakeIrisCalls implements IrisCalls {
             } finally {
                 lock.unlock();
             }
+            awaitThread();
+        }
+
+        /** Waits (bounded) until the job's thread has finished. */
+        void awaitThread() {
             try {
                 thread.join(STOP_WAIT_MS);
             } catch (InterruptedException e) {
