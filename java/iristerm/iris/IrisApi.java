@@ -48,11 +48,27 @@ public final class IrisApi {
 
     /** A refusal by the Terminal.Session API (not an error of the user's ObjectScript). */
     public static final class Fault extends SessionException {
+        /**
+         * The session's job runs on another IRIS instance than the one this call reached (a registry
+         * shared by ECP application servers or a mirror); IRIS's message names both.
+         */
+        public static final String WRONG_INSTANCE = "WRONG_INSTANCE";
+
         private final String code;
 
         Fault(String code, String message) {
-            super(message + (code.isEmpty() ? "" : " [" + code + "]"));
+            super(message + advice(code) + (code.isEmpty() ? "" : " [" + code + "]"));
             this.code = code;
+        }
+
+        /** What to do on this server's side; IRIS knows the instances, not how this server reaches them. */
+        private static String advice(String code) {
+            return WRONG_INSTANCE.equals(code)
+                    ? ". This server's IRIS connection reaches an instance other than the one that runs the"
+                    + " session: give --iris-host the address of that instance itself, not a load-balanced one"
+                    + " (hosted behind a load balancer: client affinity by Mcp-Session-Id), or open a new"
+                    + " session; the old one ends there by its idle timeout"
+                    : "";
         }
 
         public String code() {

@@ -45,6 +45,8 @@ public final class IrisEngine implements Engine {
         }
     };
     private final long pid;
+    /** the IRIS instance that runs the job ("" from classes that predate instances) */
+    private final String instance;
     private long charNext;
     private long evNext;
     private long byteEnd;
@@ -80,6 +82,7 @@ public final class IrisEngine implements Engine {
         this.id = opened.path(SESSION).asString();
         this.sink = sink;
         this.pid = opened.path(PID).asLong(-1);
+        this.instance = opened.path(INSTANCE).asString("");
         this.namespace = opened.path(NAMESPACE).asString("");
         this.state = parseState(opened.path(STATE).asString("starting"));
     }
@@ -90,6 +93,10 @@ public final class IrisEngine implements Engine {
 
     public String namespace() {
         return namespace;
+    }
+
+    public String instance() {
+        return instance;
     }
 
     public int tlevel() {

@@ -45,11 +45,13 @@ public final class IrisFields {
     public static final String USER = "user";
     public static final String OWNER = "owner";
     public static final String CREATED = "created";
+    /** Open, List: the IRIS instance ($SYSTEM, "node:INSTANCE") that runs the session's job; List: this one */
+    public static final String INSTANCE = "instance";
     /** sent only (Open): the MCP client's name, recorded and audited by IRIS */
     public static final String CLIENT = "client";
 
     public static final List<String> FIELDS_READ = List.of(FAULT, CODE, MESSAGE, SESSION, NAME, AGENT, NAMESPACE,
             PID, STATE, SEQ, DATA, END, EVENTS, EV_NEXT, TLEVEL, TYPE, OUT_START, OUT_END, ELAPSED_MS,
             ERROR, TEXT, LOCATION, SOURCE, INFO, AT, SESSIONS, COLUMNS, ROWS, ROW_COUNT, TRUNCATED,
-            SQLCODE, USER, OWNER, CREATED);
+            SQLCODE, USER, OWNER, CREATED, INSTANCE);
 }

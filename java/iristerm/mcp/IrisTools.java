@@ -155,9 +155,13 @@ final class IrisTools implements IrisSessions {
                 }
                 JsonNode defaultRow = null;
                 String defaultId = null;
-                for (JsonNode row : api.call(IrisMethod.LIST, IrisApi.request()).path(SESSIONS)) {
+                JsonNode listed = api.call(IrisMethod.LIST, IrisApi.request());
+                // a registry shared by instances lists their sessions too; calls for them reach this one
+                String here = listed.path(INSTANCE).asString("");
+                for (JsonNode row : listed.path(SESSIONS)) {
                     if (!identity.equals(row.path(AGENT).asString("")) || !irisUser.equals(row.path(OWNER).asString(""))
                             || "exited".equals(row.path(STATE).asString())
+                            || !here.equals(row.path(INSTANCE).asString(here))
                             || attached.contains("iris:" + row.path(SESSION).asString())) {
                         continue;
                     }

@@ -1,5 +1,6 @@
 package iristerm.mcp;
 
+import iristerm.iris.IrisEngine;
 import iristerm.process.ProcessEngine;
 import iristerm.process.ProcessSpec;
 import iristerm.session.BoundedRegex;
@@ -265,7 +266,8 @@ final class SessionTools {
                   "state": {"type": "string"}, "pid": {"type": "integer"}, "namespace": {"type": "string"},
                   "command": {"type": "string"}, "owner": {"type": "string"}, "created": {"type": "string"},
                   "last_activity": {"type": "string"}, "bytes": {"type": "integer"},
-                  "exit_code": {"type": "integer"}, "signal": {"type": "string"}}}}},
+                  "exit_code": {"type": "integer"}, "signal": {"type": "string"},
+                  "instance": {"type": "string", "description": "iris: the IRIS instance that runs the session"}}}}},
                  "required": ["sessions"]}""", (c, a) -> {
             List<Session> found = a.has("session") ? List.of(session(c, a)) : ctx.sessions().list(c.identity());
             List<Map<String, Object>> rows = new ArrayList<>();
@@ -277,7 +279,9 @@ final class SessionTools {
                         "pid", s.pid() > 0 ? s.pid() : null, "namespace", m.namespace(), "command", m.command(),
                         "owner", m.owner(), "created", java.time.Instant.ofEpochMilli(m.created()).toString(),
                         "last_activity", java.time.Instant.ofEpochMilli(s.lastActivity()).toString(),
-                        "bytes", s.bytes(), "exit_code", s.exitCode(), "signal", s.exitSignal()));
+                        "bytes", s.bytes(), "exit_code", s.exitCode(), "signal", s.exitSignal(),
+                        "instance", s.engine() instanceof IrisEngine iris && !iris.instance().isEmpty()
+                                ? iris.instance() : null));
                 text.append(s.id()).append("  ").append(m.kind()).append("  ").append(state).append("  ")
                         .append(m.name()).append('\n');
             }

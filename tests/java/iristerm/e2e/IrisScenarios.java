@@ -147,6 +147,8 @@ abstract class IrisScenarios {
                 .get("sessions")).get(0);
         assertEquals("iris", row.get("kind"));
         assertEquals("USER", row.get("namespace"));
+        // the instance that runs it: $SYSTEM, "node:INSTANCE"
+        assertTrue(String.valueOf(row.get("instance")).contains(":"), row::toString);
         assertTrue(error(client, "session_resize", "session", s, "cols", 80, "rows", 24).contains("no terminal size"));
         Map<String, Object> closed = ok(client, "session_close", "session", s);
         assertEquals("exited", closed.get("state"));

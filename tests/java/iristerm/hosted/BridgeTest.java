@@ -372,6 +372,12 @@ class BridgeTest {
         String bobs = open("bob");
         assertEquals("ok", tool("bob", bobs, 22, "iris_execute", "{\"code\":\"set x=2\"}")
                 .path("structuredContent").path("status").asString());
+        // a session of alice's identity on another instance sharing the registry: calls reach this one, so
+        // it is not taken up (it would answer WRONG_INSTANCE to every call)
+        String agent = JSON.readTree(iris.asUser("alice").call(IrisMethod.LIST, "{}")).path("sessions").get(0)
+                .path("agent").asString();
+        iris.onInstance("app2:IRIS").asUser("alice").call(IrisMethod.OPEN,
+                "{\"agent\":" + JSON.writeValueAsString(agent) + ",\"name\":\"elsewhere\"}");
         int opened = iris.calls(IrisMethod.OPEN);
 
         serve(false); // the JVM restarted: the jobs live on in IRIS, this server knows none of them

@@ -82,6 +82,13 @@ import java.util.regex.Pattern;
  * {@link #dropConnection()} / {@link #loseNextAnswer()} make the next call throw
  * {@link IrisUnavailableException}; {@link #calls(IrisMethod)} counts calls, dropped ones included.
  *
+ * <p><b>Instances.</b> The registry may be shared by several IRIS instances, while a session's job runs on
+ * the one that opened it ({@code instance} in Open and List). {@link #onInstance} connects to another
+ * live instance sharing the registry (an ECP application server): a call there for a session of another
+ * instance answers {@code WRONG_INSTANCE} naming both, and List shows such a session with the state
+ * {@code unknown}. {@link #failOver} plays a mirror failover: the jobs of this connection's instance end,
+ * and from the new primary their sessions read as exited with the reason {@code instance}.
+ *
  * <p>Everything is thread-safe; every wait is bounded and re-checks its condition after a wake-up.
  */
 public final class FakeIrisCalls implements IrisCalls {
@@ -89,6 +96,8 @@ public final class FakeIrisCalls implements IrisCalls {
     public static final Set<String> NAMESPACES = Set.of("USER", "%SYS", "SAMPLES");
     /** The routine name errors point into. */
     public static final String ROUTINE = "%Fake";
+    /** The instance a new fake's connections reach ($SYSTEM, "node:INSTANCE"). */
+    public static final String INSTANCE = "fakehost:IRIS";
     /** What Ping reports as {@code $ZVERSION}. */
     public static final String ZVERSION = "IRIS for UNIX (FakeIrisCalls) 2025.1 (Build 0)";
 
@@ -105,27 +114,51 @@ public final class FakeIrisCalls implements IrisCalls {
     private final World world;
     private final String user;
     private final boolean admin;
+    /** the instance this connection reaches */
+    private final String instance;
     private volatile boolean closed;
 
     /** A new simulated instance, connected as {@code user} (who owns what it opens). */
     public FakeIrisCalls(String user) {
-        this(new World(), user, false);
+        this(new World(), user, false, INSTANCE);
     }
 
-    private FakeIrisCalls(World world, String user, boolean admin) {
+    private FakeIrisCalls(World world, String user, boolean admin, String instance) {
         this.world = world;
         this.user = Objects.requireNonNull(user, "user");
         this.admin = admin;
+        this.instance = Objects.requireNonNull(instance, "instance");
     }
 
     /** Another connection to the same instance, as {@code user}. */
     public FakeIrisCalls asUser(String user) {
-        return new FakeIrisCalls(world, user, false);
+        return new FakeIrisCalls(world, user, false, instance);
     }
 
     /** Another connection as {@code user} holding {@code %Admin_Manage:USE}: may touch any session. */
     public FakeIrisCalls asAdmin(String user) {
-        return new FakeIrisCalls(world, user, true);
+        return new FakeIrisCalls(world, user, true, instance);
+    }
+
+    /** A connection, as this one's user, to another live instance that shares the registry (ECP). */
+    public FakeIrisCalls onInstance(String other) {
+        return new FakeIrisCalls(world, user, admin, other);
+    }
+
+    /**
+     * This connection's instance was a mirror's primary and {@code newPrimary} took over: its jobs end
+     * (bounded), their sessions read as exited with the reason {@code instance} from the new primary, and
+     * this connection is closed. Answers a connection, as this one's user, to the new primary.
+     */
+    public FakeIrisCalls failOver(String newPrimary) {
+        for (Job job : world.sessions.values()) {
+            if (job.instance.equals(instance)) {
+                job.end("instance");
+                job.awaitThread();
+            }
+        }
+        close();
+        return new FakeIrisCalls(world, user, admin, newPrimary);
     }
 
     public String user() {
@@ -205,7 +238,7 @@ public final class FakeIrisCalls implements IrisCalls {
 
     @Override
     public String describe() {
-        return "fake IRIS in memory (user " + user + (admin ? ", admin" : "") + ")";
+        return "fake IRIS in memory (instance " + instance + ", user " + user + (admin ? ", admin" : "") + ")";
     }
 
     /** Closes this connection only; the sessions live on, as they do in IRIS. */
@@ -275,7 +308,8 @@ public final class FakeIrisCalls implements IrisCalls {
         String name = req.str("name", false);
         String agent = req.str("agent", false);
         Job job = new Job(id, name == null || name.isEmpty() ? "iris-" + id : name, user,
-                agent == null ? "" : agent, ns, world.nextPid.incrementAndGet(), TimeUnit.SECONDS.toMillis(idle));
+                agent == null ? "" : agent, ns, world.nextPid.incrementAndGet(), TimeUnit.SECONDS.toMillis(idle),
+                instance);
         world.sessions.put(id, job);
         job.thread.start();
         job.awaitStarted();
@@ -293,6 +327,7 @@ public final class FakeIrisCalls implements IrisCalls {
             job.lock.unlock();
         }
         o.put("created", job.created);
+        o.put("instance", job.instance);
         return o;
     }
 
@@ -377,11 +412,24 @@ public final class FakeIrisCalls implements IrisCalls {
             jobs.sort(Comparator.comparingInt(j -> Integer.parseInt(j.id)));
         }
         ObjectNode o = MAPPER.createObjectNode();
+        o.put("instance", instance);
         ArrayNode rows = o.putArray("sessions");
         for (Job job : jobs) {
-            rows.add(job.row());
+            ObjectNode row = job.row();
+            if (elsewhere(job)) {
+                // known here by its registry row only: its state is its instance's to know
+                row.put("state", "unknown");
+                row.put("last_activity", "");
+                row.put("bytes", 0);
+            }
+            rows.add(row);
         }
         return o;
+    }
+
+    /** The job runs on a live instance other than this connection's. */
+    private boolean elsewhere(Job job) {
+        return !job.instance.equals(instance) && !"instance".equals(job.exitReason());
     }
 
     /** The session named by the request, if this caller may touch it (owner or admin). */
@@ -394,6 +442,11 @@ public final class FakeIrisCalls implements IrisCalls {
         if (!admin && !job.owner.equals(user)) {
             throw new Fault("NOT_OWNER", "session " + id + " belongs to another user; " + user
                     + " may use only the sessions it opened");
+        }
+        if (elsewhere(job)) {
+            throw new Fault("WRONG_INSTANCE", "session " + id + " runs on the IRIS instance " + job.instance
+                    + ", and this call reached " + instance + "; its job and output are there only. Connect to "
+                    + job.instance + " (behind a load balancer: client affinity), or open a new session here");
         }
         return job;
     }
@@ -555,6 +608,8 @@ public final class FakeIrisCalls implements IrisCalls {
         final int pid;
         final String created = now();
         final long idleTimeoutMs;
+        /** the instance that runs the job */
+        final String instance;
         final Thread thread;
         final ReentrantLock lock = new ReentrantLock();
         final Condition changed = lock.newCondition();
@@ -587,7 +642,8 @@ public final class FakeIrisCalls implements IrisCalls {
         private String curLine = "";
         private int curLineNo;
 
-        Job(String id, String name, String owner, String agent, String namespace, int pid, long idleTimeoutMs) {
+        Job(String id, String name, String owner, String agent, String namespace, int pid, long idleTimeoutMs,
+            String instance) {
             this.id = id;
             this.name = name;
             this.owner = owner;
@@ -595,6 +651,7 @@ public final class FakeIrisCalls implements IrisCalls {
             this.namespace = namespace;
             this.pid = pid;
             this.idleTimeoutMs = idleTimeoutMs;
+            this.instance = instance;
             this.thread = new Thread(this, "fake-iris-job-" + id);
             thread.setDaemon(true);
         }
@@ -605,6 +662,16 @@ public final class FakeIrisCalls implements IrisCalls {
             lock.lock();
             try {
                 return state;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Why the job ended, or null while it runs. */
+        String exitReason() {
+            lock.lock();
+            try {
+                return exit == null ? null : exit.get("reason").asString();
             } finally {
                 lock.unlock();
             }
@@ -714,7 +781,20 @@ public final class FakeIrisCalls implements IrisCalls {
             lock.lock();
             try {
                 requireAlive();
-                endReason = "killed";
+                end("killed");
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** The job, unless it has ended, ends now for {@code reason}; answers once it has (bounded). */
+        void end(String reason) {
+            lock.lock();
+            try {
+                if (state.equals(EXITED)) {
+                    return;
+                }
+                endReason = reason;
                 changed.signalAll();
                 long left = TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MS);
                 while (!state.equals(EXITED) && left > 0) {
@@ -751,6 +831,11 @@ public final class FakeIrisCalls implements IrisCalls {
             } finally {
                 lock.unlock();
             }
+            awaitThread();
+        }
+
+        /** Waits (bounded) until the job's thread has finished. */
+        void awaitThread() {
             try {
                 thread.join(STOP_WAIT_MS);
             } catch (InterruptedException e) {
@@ -772,6 +857,7 @@ public final class FakeIrisCalls implements IrisCalls {
                 r.put("created", created);
                 r.put("last_activity", lastActivity);
                 r.put("bytes", out.length());
+                r.put("instance", instance);
                 return r;
             } finally {
                 lock.unlock();

@@ -448,6 +448,53 @@ class FakeIrisCallsTest {
         assertEquals("idle", t.until(e -> e.get("type").asString().equals("exit")).get("reason").asString());
     }
 
+    // ---------------------------------------------------------------------------- instances
+
+    @Test
+    void aCallThatReachesAnotherInstanceAnswersWrongInstanceNamingBoth() {
+        Term t = new Term(open());
+        FakeIrisCalls app2 = iris.onInstance("app2:IRIS");
+        String sid = q(t.session);
+        for (JsonNode a : List.of(call(app2, IrisMethod.SEND, "{\"session\":" + sid + ",\"text\":\"w 1\"}"),
+                call(app2, IrisMethod.READ, "{\"session\":" + sid + ",\"wait_ms\":10000}"),
+                call(app2, IrisMethod.SIGNAL, "{\"session\":" + sid + ",\"signal\":\"KILL\"}"),
+                call(app2, IrisMethod.CLOSE, "{\"session\":" + sid + "}"))) {
+            assertFault("WRONG_INSTANCE", a);
+            String message = a.get("fault").get("message").asString();
+            assertTrue(message.contains(FakeIrisCalls.INSTANCE) && message.contains("app2:IRIS"), message);
+        }
+        // nothing reached the job: it still runs and answers on its own instance
+        long seq = execute(t.session, "write \"alive\"");
+        t.until(e -> e.get("type").asString().equals("done") && e.get("seq").asLong() == seq);
+        assertTrue(t.log.toString().contains("\nalive"), t.log::toString);
+
+        JsonNode there = call(app2, IrisMethod.LIST, "{}");
+        assertEquals("app2:IRIS", there.get("instance").asString());
+        JsonNode row = there.get("sessions").get(0);
+        assertEquals(FakeIrisCalls.INSTANCE, row.get("instance").asString());
+        assertEquals("unknown", row.get("state").asString(), "only its own instance knows its state");
+        JsonNode here = call(IrisMethod.LIST, "{}");
+        assertEquals(FakeIrisCalls.INSTANCE, here.get("instance").asString());
+        assertEquals("idle", here.get("sessions").get(0).get("state").asString());
+    }
+
+    @Test
+    void afterAFailoverTheOldPrimarysSessionsHaveExitedForTheReasonInstance() {
+        String s = open();
+        assertEquals(FakeIrisCalls.INSTANCE, call(IrisMethod.LIST, "{}").get("sessions").get(0).get("instance").asString());
+        FakeIrisCalls backup = iris.failOver("backup:IRIS");
+        assertEquals(0, iris.liveJobs(), "the old primary's jobs are gone");
+        JsonNode r = call(backup, IrisMethod.READ, "{\"session\":" + q(s) + "}");
+        assertEquals("exited", r.get("state").asString(), r.toString());
+        assertEquals("instance", r.get("exit").get("reason").asString());
+        assertFault("CLOSED", call(backup, IrisMethod.SEND, "{\"session\":" + q(s) + ",\"text\":\"w 1\"}"));
+        JsonNode row = call(backup, IrisMethod.LIST, "{}").get("sessions").get(0);
+        assertEquals("exited", row.get("state").asString());
+        assertEquals(FakeIrisCalls.INSTANCE, row.get("instance").asString());
+        assertEquals("instance", call(backup, IrisMethod.CLOSE, "{\"session\":" + q(s) + "}").get("exit")
+                .get("reason").asString());
+    }
+
     // ------------------------------------------------------------------------ ownership, faults
 
     @Test

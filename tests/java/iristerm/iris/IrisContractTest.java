@@ -95,6 +95,24 @@ class IrisContractTest {
                 .orElseThrow(() -> new AssertionError(className + " declares no " + method));
     }
 
+    // --------------------------------------------------------------------------------- faults
+
+    /**
+     * Java tells WRONG_INSTANCE apart (IrisApi.Fault adds what to do on this server's side); Terminal.Session
+     * must throw it and its Fault must keep it (Fault turns a code it does not list into INTERNAL).
+     */
+    @Test
+    void theWrongInstanceFaultJavaExplainsIsOneTerminalSessionAnswers() {
+        String code = IrisApi.Fault.WRONG_INSTANCE;
+        Udl.Member fault = declared(IrisMethod.CLASS, "Fault");
+        Matcher kept = Pattern.compile("\\$ListBuild\\(([^)]*)\\)").matcher(fault.body());
+        assertTrue(kept.find(), "Terminal.Session.Fault lists no fault codes: " + fault.body());
+        assertTrue(kept.group(1).contains("\"" + code + "\""), "Terminal.Session.Fault does not keep " + code
+                + " (it would answer INTERNAL): " + kept.group(1));
+        String session = Udl.producingCode(Udl.parse(read(classFile(IrisMethod.CLASS))));
+        assertTrue(session.contains("Throw(\"" + code + "\""), "Terminal.Session never throws " + code);
+    }
+
     // -------------------------------------------------------------------------------- fields
 
     @Test

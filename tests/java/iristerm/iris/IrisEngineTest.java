@@ -15,6 +15,7 @@ import tools.jackson.databind.JsonNode;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -28,7 +29,11 @@ class IrisEngineTest {
     }
 
     private Session open(IrisApi api) {
-        JsonNode opened = api.call(IrisMethod.OPEN, IrisApi.request().put("agent", "a"));
+        return attach(api, api.call(IrisMethod.OPEN, IrisApi.request().put("agent", "a")));
+    }
+
+    /** The session {@code opened} describes, reached through {@code api}. */
+    private static Session attach(IrisApi api, JsonNode opened) {
         SessionMeta meta = new SessionMeta("t1", "iris", "t", "a", "iris", List.of(), null, "USER", null, null, 0);
         Session s = new Session(meta, new OutputLog(1 << 16, null), null);
         s.attach(new IrisEngine(api, opened, s));
@@ -97,6 +102,36 @@ class IrisEngineTest {
         ReadResult r = s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 5000, new Until(null, null, false, true),
                 1 << 20, false, true, false, null, 0));
         assertEquals(ReadReason.exit, r.reason());
+        assertTrue(s.isExited());
+    }
+
+    @Test
+    void aCallThatReachesAnotherInstanceIsAnErrorSayingWhatToDoAndTheSessionLivesOn() {
+        JsonNode opened = new IrisApi(alice).call(IrisMethod.OPEN, IrisApi.request().put("agent", "a"));
+        Session elsewhere = attach(new IrisApi(alice.onInstance("app2:IRIS")), opened);
+        assertEquals(FakeIrisCalls.INSTANCE, ((IrisEngine) elsewhere.engine()).instance());
+        for (Runnable call : List.<Runnable>of(() -> elsewhere.send("write 1", true, false),
+                () -> elsewhere.read(untilPrompt(5000, 0)))) {
+            SessionException e = assertThrows(SessionException.class, call::run);
+            String m = e.getMessage();
+            assertTrue(m.contains(FakeIrisCalls.INSTANCE) && m.contains("app2:IRIS"), m);
+            assertTrue(m.contains("--iris-host") && m.contains("Mcp-Session-Id") && m.contains("[WRONG_INSTANCE]"), m);
+        }
+        assertFalse(elsewhere.isExited(), "the job runs on its own instance: not reported ended");
+        Session home = attach(new IrisApi(alice), opened);
+        long mark = home.send("write \"still here\"", true, false);
+        ReadResult r = home.read(untilPrompt(5000, mark));
+        assertTrue(r.data().contains("still here"), r.toString());
+    }
+
+    @Test
+    void afterAMirrorFailoverTheOldPrimarysSessionHasExited() {
+        JsonNode opened = new IrisApi(alice).call(IrisMethod.OPEN, IrisApi.request().put("agent", "a"));
+        FakeIrisCalls newPrimary = alice.failOver("backup:IRIS");
+        Session s = attach(new IrisApi(newPrimary), opened);
+        ReadResult r = s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 5000, new Until(null, null, false, true),
+                1 << 20, false, true, false, null, 0));
+        assertEquals(ReadReason.exit, r.reason(), r.toString());
         assertTrue(s.isExited());
     }
 }
