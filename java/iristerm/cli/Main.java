@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 /** Entry point of the jar: {@code stdio} (an MCP client spawns it) and the other modes as subcommands. */
 @Command(name = "iris-terminal-mcp", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class,
         description = "MCP server giving AI agents persistent IRIS terminals and supervised PTY processes.",
-        subcommands = {ServeCommand.class, StdioCommand.class, InstallCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, StdioCommand.class, InstallCommand.class, DoctorCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     public static void main(String[] args) {

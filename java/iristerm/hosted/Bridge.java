@@ -3,6 +3,7 @@ package iristerm.hosted;
 import org.slf4j.LoggerFactory;
 
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
+import iristerm.doctor.Doctor;
 import iristerm.http.Reply;
 import iristerm.iris.ReentrantIrisCalls;
 import iristerm.mcp.Version;
@@ -47,6 +48,16 @@ public final class Bridge {
                             + "tries again."));
         }
         return current.handle(method, headersJson, body, irisUser);
+    }
+
+    /**
+     * The doctor's checks over the reentrant connection, on the gateway thread IRIS called in on (as
+     * {@link #handle} runs its tools), for Terminal.Gateway.Doctor().
+     *
+     * @return {@code {"ok":bool,"checks":[{"check","ok","seen","fix"}]}}
+     */
+    public static String doctor() {
+        return Doctor.run(new Doctor.Setting(ReentrantIrisCalls::new, "do ##class(Terminal.Installer).Install()")).json();
     }
 
     /** The jar's version, for Terminal.Installer.Status(). */

@@ -43,6 +43,14 @@ public final class IrisFields {
     public static final String SQLCODE = "sqlcode";
     /** Ping: $USERNAME of the calling process */
     public static final String USER = "user";
+    /** Ping: $ROLES of the calling process */
+    public static final String ROLES = "roles";
+    /** Ping with "check": Terminal.Store.Check()'s report {"ok","parts":[{"part","ok","detail"}]} */
+    public static final String STORE = "store";
+    public static final String OK = "ok";
+    public static final String PARTS = "parts";
+    public static final String PART = "part";
+    public static final String DETAIL = "detail";
     public static final String OWNER = "owner";
     public static final String CREATED = "created";
     /** Open, List: the IRIS instance ($SYSTEM, "node:INSTANCE") that runs the session's job; List: this one */
@@ -53,5 +61,5 @@ public final class IrisFields {
     public static final List<String> FIELDS_READ = List.of(FAULT, CODE, MESSAGE, SESSION, NAME, AGENT, NAMESPACE,
             PID, STATE, SEQ, DATA, END, EVENTS, EV_NEXT, TLEVEL, TYPE, OUT_START, OUT_END, ELAPSED_MS,
             ERROR, TEXT, LOCATION, SOURCE, INFO, AT, SESSIONS, COLUMNS, ROWS, ROW_COUNT, TRUNCATED,
-            SQLCODE, USER, OWNER, CREATED, INSTANCE);
+            SQLCODE, USER, ROLES, STORE, OK, PARTS, PART, DETAIL, OWNER, CREATED, INSTANCE);
 }

@@ -57,6 +57,7 @@ class BridgeContractTest {
         List<Call> calls = calls();
         assertFalse(calls.isEmpty(), "no gw.invoke(..#BRIDGE, …) found in cls/Terminal: the parser no longer matches");
         assertTrue(calls.stream().anyMatch(c -> c.method().equals("handle") && c.arity() == 4), calls::toString);
+        assertTrue(calls.stream().anyMatch(c -> c.method().equals("doctor") && c.arity() == 0), calls::toString);
         for (Call c : calls) {
             Method found = Arrays.stream(Bridge.class.getMethods())
                     .filter(m -> m.getName().equals(c.method()) && m.getParameterCount() == c.arity())
@@ -69,6 +70,22 @@ class BridgeContractTest {
                 assertEquals(String.class, p, found + ": only strings cross the gateway");
             }
         }
+    }
+
+    /**
+     * Terminal.Gateway.Doctor() turns what Bridge.doctor() returns into a %DynamicObject: it is the
+     * doctor's JSON table even when the checks cannot reach IRIS (here: no gateway thread to call back on).
+     */
+    @Test
+    void theDoctorAnswersItsTableAsJsonAlsoWhenIrisIsOutOfReach() throws Exception {
+        tools.jackson.databind.JsonNode table = tools.jackson.databind.json.JsonMapper.builder().build()
+                .readTree(Bridge.doctor());
+        assertFalse(table.path("ok").asBoolean(true), table.toString());
+        tools.jackson.databind.JsonNode login = table.path("checks").path(0);
+        assertEquals("login and privileges", login.path("check").asString(), table.toString());
+        assertFalse(login.path("ok").asBoolean(true), table.toString());
+        assertTrue(login.path("seen").asString().contains("gateway thread"), table.toString());
+        assertFalse(login.path("fix").asString().isBlank(), table.toString());
     }
 
     /** {@code .invoke("java.lang.System", "getProperty", "java.specification.version")}: a JDK class by name. */

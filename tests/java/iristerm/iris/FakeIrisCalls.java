@@ -1,5 +1,6 @@
 package iristerm.iris;
 
+import iristerm.doctor.Doctor;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -43,16 +44,18 @@ import java.util.regex.Pattern;
  * <li>{@code write} / {@code w}: {@code !} is a new line ({@code \r\n}); arguments are expressions;
  *     no argument lists the variables. Expressions: {@code "string"} ({@code ""} escapes a quote),
  *     numbers (canonical: {@code 1.50} is {@code 1.5}, {@code 0.5} is {@code .5}), variables,
- *     {@code $namespace}, {@code $tlevel}, {@code $job}, {@code $username}, {@code $zversion},
- *     joined with {@code _}. An undefined variable raises {@code <UNDEFINED>} with info
- *     {@code *name}.</li>
+ *     {@code $namespace}, {@code $tlevel}, {@code $job}, {@code $username}, {@code $roles}
+ *     ({@link #ROLES}), {@code $zversion}, {@code $x} (the column), {@code $test}, joined with
+ *     {@code _} or added with {@code +} (left to right). {@code ?n} moves to column n with spaces.
+ *     An undefined variable raises {@code <UNDEFINED>} with info {@code *name}.</li>
  * <li>{@code set} / {@code s} {@code name=expr[,name=expr]}; {@code set $namespace="NS"} switches
  *     namespace; {@code kill} / {@code k} [{@code name,...}].</li>
  * <li>{@code read} / {@code r}: {@code read x}, {@code read x#5}, {@code read x:10} (timeout seconds;
  *     on timeout {@code x=""}), {@code read *c} (one character; {@code c} is its code, 13 for Enter,
  *     -1 on timeout), and {@code "prompt"} / {@code !} arguments. The session becomes
  *     {@code waiting_input} with a {@code read} event; the next input item answers it and is echoed
- *     (without its Enter, as IRIS does; secret answers are not echoed).</li>
+ *     (without its Enter, as IRIS does; secret answers are not echoed). A READ with a timeout sets
+ *     {@code $test}: 1 if answered, 0 if it timed out.</li>
  * <li>{@code hang N} / {@code h N}: sleeps N seconds (decimals allowed); Signal INT (or QUIT) ends
  *     the command with {@code <INTERRUPT>}, as it does a READ.</li>
  * <li>{@code zn "NS"} / {@code set $namespace="NS"}: namespaces USER, %SYS and SAMPLES exist; another
@@ -62,6 +65,9 @@ import java.util.regex.Pattern;
  *     ({@code TL1:USER>}).</li>
  * <li>{@code halt} (or {@code h} without argument): the job ends; an {@code exit} event with reason
  *     {@code halt}, no {@code done} event (HALT cannot be caught), state {@code exited}.</li>
+ * <li>{@code do ##class(Terminal.Session).Str("",…)} fails inside that routine as the real one does:
+ *     {@code <INVALID OREF>} at {@code zStr+1^Terminal.Session.1} with that line as its source; any
+ *     other {@code do} raises {@code <SYNTAX>}.</li>
  * <li>{@code quit} / {@code q} ends the line; {@code //} or {@code ;} starts a comment; any other
  *     command raises {@code <SYNTAX>}.</li>
  * </ul>
@@ -80,7 +86,8 @@ import java.util.regex.Pattern;
  * drop switches are shared). {@link #close()} closes only this connection: sessions live on in
  * "IRIS", as they do for real; {@link #shutdown()} ends every job (use it in {@code @AfterEach}).
  * {@link #dropConnection()} / {@link #loseNextAnswer()} make the next call throw
- * {@link IrisUnavailableException}; {@link #calls(IrisMethod)} counts calls, dropped ones included.
+ * {@link IrisUnavailableException}; {@link #calls(IrisMethod)} counts calls, dropped ones included;
+ * {@link #tamper} makes the instance misbehave in one chosen way (a request or an answer rewritten).
  *
  * <p><b>Instances.</b> The registry may be shared by several IRIS instances, while a session's job runs on
  * the one that opened it ({@code instance} in Open and List). {@link #onInstance} connects to another
@@ -98,6 +105,8 @@ public final class FakeIrisCalls implements IrisCalls {
     public static final String ROUTINE = "%Fake";
     /** The instance a new fake's connections reach ($SYSTEM, "node:INSTANCE"). */
     public static final String INSTANCE = "fakehost:IRIS";
+    /** What Ping reports as {@code $ROLES}, and {@code $roles} in a session. */
+    public static final String ROLES = "%Developer";
     /** What Ping reports as {@code $ZVERSION}. */
     public static final String ZVERSION = "IRIS for UNIX (FakeIrisCalls) 2025.1 (Build 0)";
 
@@ -179,6 +188,25 @@ public final class FakeIrisCalls implements IrisCalls {
         world.dropAfter.incrementAndGet();
     }
 
+    /**
+     * A misbehaving instance, for tests: rewrites a request before "IRIS" sees it, or an answer
+     * before Java does. The defaults change nothing.
+     */
+    public interface Tamper {
+        default String request(IrisMethod method, String request) {
+            return request;
+        }
+
+        default String answer(IrisMethod method, String request, String answer) {
+            return answer;
+        }
+    }
+
+    /** Every later call (on any connection to this instance) goes through {@code tamper}. */
+    public void tamper(Tamper tamper) {
+        world.tamper = Objects.requireNonNull(tamper, "tamper");
+    }
+
     /** Calls of {@code method} on this instance so far, on every connection, dropped ones included. */
     public int calls(IrisMethod method) {
         return world.counts.get(method.ordinal());
@@ -228,7 +256,9 @@ public final class FakeIrisCalls implements IrisCalls {
             throw new IrisUnavailableException(describe() + ": connection dropped (simulated) before "
                     + method.method(), new SocketException("Connection reset"));
         }
-        String answer = answer(method, requestJson);
+        Tamper tamper = world.tamper;
+        String request = tamper.request(method, requestJson);
+        String answer = tamper.answer(method, request, answer(method, request));
         if (takeOne(world.dropAfter)) {
             throw new IrisUnavailableException(describe() + ": connection dropped (simulated) during "
                     + method.method() + "; it may have taken effect", new SocketException("Connection reset"));
@@ -259,6 +289,8 @@ public final class FakeIrisCalls implements IrisCalls {
         final AtomicIntegerArray counts = new AtomicIntegerArray(IrisMethod.values().length);
         final AtomicInteger dropBefore = new AtomicInteger();
         final AtomicInteger dropAfter = new AtomicInteger();
+        volatile Tamper tamper = new Tamper() {
+        };
     }
 
     // ------------------------------------------------------------------------------ the methods
@@ -268,7 +300,7 @@ public final class FakeIrisCalls implements IrisCalls {
         try {
             Req req = Req.parse(requestJson);
             out = switch (method) {
-                case PING -> ping();
+                case PING -> ping(req);
                 case OPEN -> open(req);
                 case SEND -> send(req);
                 case READ -> read(req);
@@ -288,12 +320,21 @@ public final class FakeIrisCalls implements IrisCalls {
         return MAPPER.writeValueAsString(out);
     }
 
-    private ObjectNode ping() {
+    private ObjectNode ping(Req req) {
         ObjectNode o = MAPPER.createObjectNode();
-        o.put("version", "0.1.0-fake");
+        o.put("version", Doctor.CLASSES_VERSION);
         o.put("user", user);
+        o.put("roles", ROLES);
         o.put("namespace", "USER");
         o.put("iris", ZVERSION);
+        if (req.flag("check", false)) {
+            // Terminal.Store.Check()'s shape; the fake's store is in place
+            ObjectNode store = o.putObject("store");
+            store.put("ok", true);
+            ArrayNode parts = store.putArray("parts");
+            parts.addObject().put("part", "escalated access").put("ok", true).put("detail", "simulated");
+            parts.addObject().put("part", "output of commands").put("ok", true).put("detail", "streaming: simulated");
+        }
         return o;
     }
 
@@ -560,10 +601,14 @@ public final class FakeIrisCalls implements IrisCalls {
         final String source;
 
         OsError(String code, String info, int lineNo, String source) {
+            this(code, info, "x+" + lineNo + "^" + ROUTINE, source);
+        }
+
+        OsError(String code, String info, String location, String source) {
             super(code, null, false, false);
             this.code = code;
             this.info = info;
-            this.location = "x+" + lineNo + "^" + ROUTINE;
+            this.location = location;
             this.source = source;
         }
 
@@ -638,6 +683,7 @@ public final class FakeIrisCalls implements IrisCalls {
 
         // job thread only
         private final Map<String, String> vars = new TreeMap<>();
+        private String dollarTest = "0";
         private long cmdSeq;
         private String curLine = "";
         private int curLineNo;
@@ -1107,8 +1153,29 @@ public final class FakeIrisCalls implements IrisCalls {
                 case "tc", "tcommit" -> transaction(-1);
                 case "tro", "trollback" -> transaction(0);
                 case "k", "kill" -> kill(new Cursor(args));
+                case "d", "do" -> doCall(args);
                 case "q", "quit" -> throw new QuitLine();
                 default -> throw error("<SYNTAX>", "");
+            }
+        }
+
+        /** The one class method DO the fake knows, failing as the real Terminal.Session.Str does on "". */
+        private void doCall(String args) {
+            if (args.startsWith("##class(Terminal.Session).Str(\"\"")) {
+                throw new OsError("<INVALID OREF>", "", "zStr+1^Terminal.Session.1", "Set type = req.%GetTypeOf(name)");
+            }
+            throw error("<SYNTAX>", "");
+        }
+
+        /** WRITE ?n: spaces up to column n. */
+        private void tab(int col) {
+            lock.lock();
+            try {
+                if (col > column) {
+                    log(" ".repeat(col - column));
+                }
+            } finally {
+                lock.unlock();
             }
         }
 
@@ -1123,6 +1190,10 @@ public final class FakeIrisCalls implements IrisCalls {
                 boolean any = false;
                 while (c.eat('!')) {
                     emit("\r\n");
+                    any = true;
+                }
+                if (c.eat('?')) {
+                    tab(toNumber(term(c)).intValue());
                     any = true;
                 }
                 if (!c.atEnd() && c.peek() != ',') {
@@ -1190,6 +1261,9 @@ public final class FakeIrisCalls implements IrisCalls {
                     }
                     int timeout = c.eat(':') ? Math.max(0, toNumber(term(c)).intValue()) : -1;
                     String got = awaitAnswer(single, len, timeout);
+                    if (timeout >= 0) {
+                        dollarTest = got == null ? "0" : "1";
+                    }
                     if (single) {
                         vars.put(var, got == null ? "-1" : String.valueOf(got.codePointAt(0)));
                     } else {
@@ -1358,13 +1432,18 @@ public final class FakeIrisCalls implements IrisCalls {
             return v;
         }
 
-        /** term ( _ term )* */
+        /** term ( _ term | + term )*, left to right as ObjectScript evaluates */
         private String expr(Cursor c) {
-            StringBuilder v = new StringBuilder(term(c));
-            while (c.eat('_')) {
-                v.append(term(c));
+            String v = term(c);
+            while (true) {
+                if (c.eat('_')) {
+                    v = v + term(c);
+                } else if (c.eat('+')) {
+                    v = canonical(toNumber(v).add(toNumber(term(c))));
+                } else {
+                    return v;
+                }
             }
-            return v.toString();
         }
 
         private String term(Cursor c) {
@@ -1396,6 +1475,9 @@ public final class FakeIrisCalls implements IrisCalls {
                         case "job", "j" -> String.valueOf(pid);
                         case "username" -> owner;
                         case "zversion", "zv" -> ZVERSION;
+                        case "roles" -> ROLES;
+                        case "x" -> String.valueOf(column);
+                        case "test", "t" -> dollarTest;
                         default -> throw error("<SYNTAX>", "");
                     };
                 } finally {

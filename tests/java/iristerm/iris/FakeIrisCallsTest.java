@@ -548,6 +548,20 @@ class FakeIrisCallsTest {
         assertFault("BAD_REQUEST", call(IrisMethod.OPEN, null));
     }
 
+    /** What the doctor's checks use: sums, ?n and $X, $TEST after a timed READ, $ROLES, an error in a routine. */
+    @Test
+    void theDoctorsVocabularyBehavesAsObjectScriptDoes() {
+        Term t = new Term(open());
+        assertEquals("2|" + " ".repeat(8) + "10|" + FakeIrisCalls.ROLES,
+                t.output(t.done(execute(t.session, "write 1+1,\"|\",?10,$x,\"|\",$roles"))));
+        assertEquals("0", t.output(t.done(execute(t.session, "read x:0 write $test"))));
+        JsonNode error = t.done(execute(t.session, "do ##class(Terminal.Session).Str(\"\",\"\",\"\")")).get("error");
+        assertEquals("<INVALID OREF>", error.get("code").asString());
+        assertEquals("zStr+1^Terminal.Session.1", error.get("location").asString());
+        assertFalse(error.get("source").asString().isBlank());
+        assertTrue(call(IrisMethod.PING, "{\"check\":true}").get("store").get("ok").asBoolean());
+    }
+
     @Test
     void pingAndListDescribeTheInstance() {
         JsonNode ping = call(IrisMethod.PING, "{}");
@@ -651,7 +665,7 @@ class FakeIrisCallsTest {
     @Test
     void everyFieldJavaReadsIsProducedByTheFake() {
         Term t = new Term(open());
-        call(IrisMethod.PING, "{}");
+        call(IrisMethod.PING, "{\"check\":true}");
         t.done(execute(t.session, "write undefinedVar"));
         long seq = execute(t.session, "read x");
         t.until(e -> e.get("type").asString().equals("read"));
