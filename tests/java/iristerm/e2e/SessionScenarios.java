@@ -217,8 +217,7 @@ abstract class SessionScenarios {
         Map<String, Object> started = ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100",
                 "wait_ms", 10000, "until", Map.of("pattern", "(?m)^sleeping"));
         assertEquals("pattern", started.get("reason"));
-        ok(client, "session_signal", "session", s, "signal", "INT");
-        Map<String, Object> r = ok(client, "session_read", "session", s, "wait_ms", 20000, "until", PROMPT);
+        Map<String, Object> r = interruptUntilPrompt(s);
         assertEquals("prompt", r.get("reason"), r::toString);
 
         // a control character written as input does the same (the terminal turns ^C into SIGINT)
@@ -227,6 +226,20 @@ abstract class SessionScenarios {
         ok(client, "session_send", "session", s, "text", "\u0003", "enter", false);
         Map<String, Object> r2 = ok(client, "session_read", "session", s, "wait_ms", 20000, "until", PROMPT);
         assertEquals("prompt", r2.get("reason"), r2::toString);
+    }
+
+    /**
+     * INT, then the prompt. On a loaded machine the shell may print "sleeping" and still be between the echo
+     * and making sleep its foreground job: an INT then reaches the shell, which ignores it as on a real
+     * terminal, so it is sent again (a bounded number of times) until the prompt is back.
+     */
+    private Map<String, Object> interruptUntilPrompt(String s) {
+        Map<String, Object> r = Map.of();
+        for (int attempt = 0; attempt < 4 && !"prompt".equals(r.get("reason")); attempt++) {
+            ok(client, "session_signal", "session", s, "signal", "INT");
+            r = ok(client, "session_read", "session", s, "wait_ms", 5000, "until", PROMPT);
+        }
+        return r;
     }
 
     @Test
