@@ -78,6 +78,13 @@ class ModuleManifestTest {
             Path pkg = dir.resolve(t.getAttribute("Package").replace('.', '/'));
             assertTrue(Files.isDirectory(pkg), pkg + " does not exist");
             assertEquals("test", t.getAttribute("Phase"));
+            // test classes outside every shipped package, so packaging the module never carries them
+            for (Element r : all("Resource")) {
+                String shipped = r.getAttribute("Name").replaceFirst("\\.PKG$", "");
+                String tests = t.getAttribute("Package");
+                assertFalse(tests.equals(shipped) || tests.startsWith(shipped + "."),
+                        "test package " + tests + " lies inside the shipped package " + shipped);
+            }
         }
     }
 
