@@ -57,14 +57,16 @@ final class HostedServer implements AutoCloseable {
     private final SessionManager sessions;
     private final IrisCalls iris;
     private final StreamableCore core;
+    private final ServerAssembly assembly;
     private final McpSyncServer mcp;
 
     private HostedServer(HostedConfig config, SessionManager sessions, IrisCalls iris, StreamableCore core,
-            McpSyncServer mcp) {
+            ServerAssembly assembly, McpSyncServer mcp) {
         this.config = config;
         this.sessions = sessions;
         this.iris = iris;
         this.core = core;
+        this.assembly = assembly;
         this.mcp = mcp;
     }
 
@@ -87,7 +89,7 @@ final class HostedServer implements AutoCloseable {
             McpSyncServer mcp = assembly.build(core, true);
             log().info("IRIS-hosted MCP server ready (data in {}, process engine {})", config.dataDir(),
                     config.processEnabled() ? "enabled for holders of " + HostedProcessPolicy.RESOURCE + ":USE" : "off");
-            return new HostedServer(config, sessions, iris, core, mcp);
+            return new HostedServer(config, sessions, iris, core, assembly, mcp);
         } catch (RuntimeException e) {
             sessions.close();
             throw e;
@@ -212,6 +214,8 @@ final class HostedServer implements AutoCloseable {
             log().warn("closing the MCP server failed: {}", e.toString());
         }
         core.closeGracefully().block();
+        // its progress thread would otherwise outlive every replaced server until the JVM ends
+        assembly.close();
         sessions.close();
         iris.close();
     }

@@ -36,8 +36,6 @@ public final class McpHttpServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(McpHttpServer.class);
 
     public static final String ENDPOINT_PATH = "/mcp";
-    public static final int DEFAULT_MAX_BODY_BYTES = 4 << 20;
-    public static final Duration DEFAULT_SESSION_IDLE_TIMEOUT = Duration.ofMinutes(30);
     public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(15);
 
     /**
