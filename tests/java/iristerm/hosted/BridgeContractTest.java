@@ -124,7 +124,7 @@ class BridgeContractTest {
         String gateway = Files.readString(CLS.resolve("Gateway.cls"));
         Matcher body = Pattern.compile("ClassMethod BridgeJVMArgs\\(\\)[^{]*\\{([^}]*)\\}").matcher(gateway);
         assertTrue(body.find(), "Terminal.Gateway must have BridgeJVMArgs()");
-        assertTrue(body.group(1).contains("\"-D" + HostedConfig.DATA_DIR_PROPERTY + "=\""), body.group(1));
-        assertTrue(body.group(1).contains("-Dorg.slf4j.simpleLogger.logFile="), body.group(1));
+        assertTrue(body.group(1).contains("..Property(\"" + HostedConfig.DATA_DIR_PROPERTY + "\","), body.group(1));
+        assertTrue(body.group(1).contains("..Property(\"org.slf4j.simpleLogger.logFile\","), body.group(1));
     }
 }
