@@ -25,7 +25,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * on a live instance): the agent role never opens the Java server, only the web application's application role
  * does; shared objects are recorded once per instance; Uninstall ends sessions before it deletes anything; an
  * existing audit event is never switched back on; the install script names the jar module.xml copies; and
- * Terminal.REST's error answers carry an id for messages.log, not internal detail.
+ * Terminal.REST's error answers carry an id for messages.log, not internal detail. For the live check
+ * (Installer.Check): every line it can print has a troubleshooting row and an explanation, it reports like the
+ * doctor and reuses the doctor and Store.Check, its temporary user is deleted on every path, and ./install
+ * exits on its verdict.
  */
 class InstallerSourceTest {
     private static final Path INSTALLER = Path.of("cls", "Terminal", "Installer.cls");
