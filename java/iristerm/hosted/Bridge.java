@@ -5,8 +5,13 @@ import org.slf4j.LoggerFactory;
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
 import iristerm.doctor.Doctor;
 import iristerm.http.Reply;
+import iristerm.iris.IrisApi;
+import iristerm.iris.IrisCalls;
+import iristerm.iris.IrisMethod;
 import iristerm.iris.ReentrantIrisCalls;
 import iristerm.mcp.Version;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * What Terminal.Gateway invokes through the External Java Server: only strings cross.
@@ -18,6 +23,7 @@ import iristerm.mcp.Version;
 public final class Bridge {
 
     private static final Object LOCK = new Object();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static volatile HostedServer server;
     private static boolean shutdownHook;
@@ -58,6 +64,33 @@ public final class Bridge {
      */
     public static String doctor() {
         return Doctor.run(new Doctor.Setting(ReentrantIrisCalls::new, "do ##class(Terminal.Installer).Install()")).json();
+    }
+
+    /**
+     * For Terminal.Installer.Check(): which jar this is, the Terminal classes version it was built for,
+     * and one call back into IRIS (Terminal.Session.Ping) through the reentrant connection of the gateway
+     * thread IRIS called in on, answered with what IRIS saw there.
+     *
+     * @return {@code {"jar","classes","thread","ping":{"user","namespace","version",…}}}, with
+     *         {@code "error"} (the reason) instead of {@code "ping"} when the call back failed
+     */
+    public static String probe() {
+        return probe(new ReentrantIrisCalls());
+    }
+
+    /** {@link #probe()} through {@code iris}: the tests' fake gateway, or the real reentrant connection. */
+    static String probe(IrisCalls iris) {
+        ObjectNode answer = JSON.createObjectNode()
+                .put("jar", Version.current())
+                .put("classes", Doctor.CLASSES_VERSION)
+                .put("thread", Thread.currentThread().getName());
+        try {
+            answer.set("ping", new IrisApi(iris).call(IrisMethod.PING, IrisApi.request()));
+        } catch (RuntimeException e) {
+            // the reason is the answer: Check prints it as what it saw
+            answer.put("error", e.getMessage() == null ? "the call failed without a message" : e.getMessage());
+        }
+        return JSON.writeValueAsString(answer);
     }
 
     /** The jar's version, for Terminal.Installer.Status(). */

@@ -209,6 +209,20 @@ class DoctorTest {
         assertTrue(Doctor.ERROR_PROBE.contains("##class(Terminal.Session).Str(\"\""), Doctor.ERROR_PROBE);
     }
 
+    /**
+     * Every doctor line, printed standalone and by Terminal.Installer.Check(), has its row in README's
+     * troubleshooting table, keyed by the check's name, and the row gives a fix.
+     */
+    @Test
+    void everyCheckHasATroubleshootingRow() throws Exception {
+        String readme = Files.readString(Path.of("README.md"));
+        for (Doctor.Check c : Doctor.checks(new Doctor.Setting(() -> null, "install"))) {
+            Matcher row = Pattern.compile("\n\\| `" + Pattern.quote(c.name()) + "` \\| ([^|\n]+) \\|").matcher(readme);
+            assertTrue(row.find(), "README has no troubleshooting row | `" + c.name() + "` | … |");
+            assertFalse(row.group(1).isBlank(), c.name());
+        }
+    }
+
     private static String parameter(String file, String name) throws Exception {
         Matcher m = Pattern.compile("Parameter\\s+" + name + "\\s*=\\s*\"([^\"]*)\"")
                 .matcher(Files.readString(Path.of("cls", "Terminal", file)));

@@ -58,6 +58,7 @@ class BridgeContractTest {
         assertFalse(calls.isEmpty(), "no gw.invoke(..#BRIDGE, …) found in cls/Terminal: the parser no longer matches");
         assertTrue(calls.stream().anyMatch(c -> c.method().equals("handle") && c.arity() == 4), calls::toString);
         assertTrue(calls.stream().anyMatch(c -> c.method().equals("doctor") && c.arity() == 0), calls::toString);
+        assertTrue(calls.stream().anyMatch(c -> c.method().equals("probe") && c.arity() == 0), calls::toString);
         for (Call c : calls) {
             Method found = Arrays.stream(Bridge.class.getMethods())
                     .filter(m -> m.getName().equals(c.method()) && m.getParameterCount() == c.arity())
@@ -86,6 +87,30 @@ class BridgeContractTest {
         assertFalse(login.path("ok").asBoolean(true), table.toString());
         assertTrue(login.path("seen").asString().contains("gateway thread"), table.toString());
         assertFalse(login.path("fix").asString().isBlank(), table.toString());
+    }
+
+    /** {@code ##class(Terminal.Gateway).Name(}: a call from another Terminal class into Terminal.Gateway. */
+    private static final Pattern GATEWAY_CALL = Pattern.compile("##class\\(Terminal\\.Gateway\\)\\.(\\w+)\\(");
+
+    /**
+     * Terminal.Installer.Check() reaches Java only through Terminal.Gateway (Start, CheckJava, Probe, Doctor,
+     * Status): every Gateway method the Installer calls is a class method Gateway declares, and the Gateway
+     * methods that cross into Java are held to the bridge by the test above.
+     */
+    @Test
+    void everyGatewayMethodTheInstallerCallsExists() throws Exception {
+        String installer = Files.readString(CLS.resolve("Installer.cls"));
+        String gateway = Files.readString(CLS.resolve("Gateway.cls"));
+        Matcher m = GATEWAY_CALL.matcher(installer);
+        List<String> called = new ArrayList<>();
+        while (m.find()) {
+            called.add(m.group(1));
+            assertTrue(Pattern.compile("\\nClassMethod\\s+" + m.group(1) + "\\(").matcher(gateway).find(),
+                    "Terminal.Installer calls Terminal.Gateway." + m.group(1) + "(), which Gateway.cls does not declare");
+        }
+        assertTrue(called.containsAll(List.of("Start", "CheckJava", "Probe", "Doctor", "Status")), called::toString);
+        assertTrue(Pattern.compile("ClassMethod Probe\\(\\)[^{]*\\{[^}]*invoke\\(\\.\\.#BRIDGE, \"probe\"\\)").matcher(gateway).find(),
+                "Terminal.Gateway.Probe() must invoke Bridge.probe()");
     }
 
     /** {@code .invoke("java.lang.System", "getProperty", "java.specification.version")}: a JDK class by name. */
@@ -124,7 +149,7 @@ class BridgeContractTest {
         String gateway = Files.readString(CLS.resolve("Gateway.cls"));
         Matcher body = Pattern.compile("ClassMethod BridgeJVMArgs\\(\\)[^{]*\\{([^}]*)\\}").matcher(gateway);
         assertTrue(body.find(), "Terminal.Gateway must have BridgeJVMArgs()");
-        assertTrue(body.group(1).contains("\"-D" + HostedConfig.DATA_DIR_PROPERTY + "=\""), body.group(1));
-        assertTrue(body.group(1).contains("-Dorg.slf4j.simpleLogger.logFile="), body.group(1));
+        assertTrue(body.group(1).contains("..Property(\"" + HostedConfig.DATA_DIR_PROPERTY + "\","), body.group(1));
+        assertTrue(body.group(1).contains("..Property(\"org.slf4j.simpleLogger.logFile\","), body.group(1));
     }
 }

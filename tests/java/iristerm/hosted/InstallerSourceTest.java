@@ -25,7 +25,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * on a live instance): the agent role never opens the Java server, only the web application's application role
  * does; shared objects are recorded once per instance; Uninstall ends sessions before it deletes anything; an
  * existing audit event is never switched back on; the install script names the jar module.xml copies; and
- * Terminal.REST's error answers carry an id for messages.log, not internal detail.
+ * Terminal.REST's error answers carry an id for messages.log, not internal detail. For the live check
+ * (Installer.Check): every line it can print has a troubleshooting row and an explanation, it reports like the
+ * doctor and reuses the doctor and Store.Check, its temporary user is deleted on every path, and ./install
+ * exits on its verdict.
  */
 class InstallerSourceTest {
     private static final Path INSTALLER = Path.of("cls", "Terminal", "Installer.cls");
@@ -126,6 +129,101 @@ class InstallerSourceTest {
         } catch (IOException e) {
             throw new AssertionError(e);
         }
+    }
+
+    /** {@code Do ..Line(pReport, "name", …)}: one line of Terminal.Installer.Check()'s table. */
+    private static final Pattern CHECK_LINE = Pattern.compile("\\.\\.Line\\(pReport, \"([^\"]+)\"");
+    /** The names of the lines Check prints when the server does not run (a literal list). */
+    private static final Pattern NOT_RUN = Pattern.compile("For name = ((?:\"[^\"]+\"(?:, )?)+) \\{");
+
+    /** Every line Terminal.Installer.Check() can print, by name (the doctor's own follow; DoctorTest holds those). */
+    static List<String> checkLines() {
+        String installer = read(INSTALLER);
+        List<String> names = new java.util.ArrayList<>();
+        Matcher m = CHECK_LINE.matcher(installer);
+        while (m.find()) {
+            if (!names.contains(m.group(1))) {
+                names.add(m.group(1));
+            }
+        }
+        Matcher notRun = NOT_RUN.matcher(method(installer, "Check"));
+        assertTrue(notRun.find(), "Check's list of lines not run without a server");
+        Matcher literal = Pattern.compile("\"([^\"]+)\"").matcher(notRun.group(1));
+        while (literal.find()) {
+            if (!names.contains(literal.group(1))) {
+                names.add(literal.group(1));
+            }
+        }
+        return names;
+    }
+
+    /**
+     * The first live run is an administrator reading Check's table: each line it can print has a row in
+     * README's troubleshooting table (keyed by the line's name) and is explained in docs/hosted.md.
+     */
+    @Test
+    void everyCheckLineHasATroubleshootingRowAndAnExplanation() {
+        List<String> names = checkLines();
+        assertTrue(names.containsAll(List.of("web application", "web application authentication", "web application roles",
+                "resources", "agent role", "run-data store", "server definition", "gateway resource", "bridge jar",
+                "server running", "Java version", "jar matches classes", "reentrant call",
+                "MCP through the web application", "engine checks")), names::toString);
+        String readme = read(Path.of("README.md"));
+        String hosted = read(Path.of("docs", "hosted.md"));
+        for (String name : names) {
+            assertTrue(readme.contains("\n| `" + name + "` |"), "README has no troubleshooting row | `" + name + "` |");
+            assertTrue(hosted.contains("`" + name + "`"), "docs/hosted.md does not explain the check `" + name + "`");
+        }
+    }
+
+    /** Check's lines carry the same fields and verdict as the doctor's table, and its status says whether all passed. */
+    @Test
+    void checkReportsLikeTheDoctorAndFailsItsStatusOnAFailedLine() {
+        String installer = read(INSTALLER);
+        String check = method(installer, "Check");
+        assertTrue(check.contains("Quit:pReport.ok $$$OK"), "Check's status is OK only when every line passed");
+        assertTrue(check.contains("..DoctorLines(pReport)") && method(installer, "DoctorLines").contains("##class(Terminal.Gateway).Doctor()"),
+                "the engine checks are the doctor's, run through Terminal.Gateway.Doctor(), not a copy");
+        assertTrue(method(installer, "StoreLines").contains("##class(Terminal.Store).Check(pNamespace)"), "Store.Check is reused");
+        String line = method(installer, "Line");
+        for (String field : List.of("\"check\"", "\"ok\"", "\"seen\"", "\"fix\"")) {
+            assertTrue(line.contains(field), "a line has the doctor's field " + field);
+        }
+        String print = method(installer, "Print");
+        assertTrue(print.contains("$Select(line.ok: \"ok  \", 1: \"FAIL\"), \"  \", line.check, \": \", line.seen")
+                && print.contains("\" -> \", line.fix"), "printed as iristerm.doctor.Finding.line() prints");
+        // Install ends with Check (when it starts the server), reporting but not failing on it.
+        String install = method(installer, "Install");
+        assertTrue(install.contains("If pStart && $$$ISERR(..Check(app))"), "Install runs Check at its end");
+    }
+
+    /** The temporary user of the MCP line is deleted on every path: after the Try/Catch, never inside it. */
+    @Test
+    void theTemporaryUserIsAlwaysDeleted() {
+        String installer = read(INSTALLER);
+        String mcp = method(installer, "McpVerdict");
+        int made = at(mcp, "..TemporaryUser(pNamespace, .password)");
+        int caught = at(mcp, "} Catch ex {");
+        int dropped = at(mcp, "..DropTemporaryUsers(1)");
+        assertTrue(made < caught && caught < dropped, "DropTemporaryUsers(1) must follow the Try/Catch that creates the user");
+        assertFalse(mcp.substring(caught, dropped).contains("Quit"), "no return between the Catch and the deletion");
+        // recorded before it exists, so that a killed Check's user is deleted by the next one
+        String user = method(installer, "TemporaryUser");
+        assertTrue(at(user, "Set ^%IRISTerminal(\"checkuser\", name) = $Job") < at(user, "Security.Users).Create("));
+        assertTrue(at(mcp, "..DropTemporaryUsers(0)") < made, "leftovers are deleted first");
+        // only the agent role and the namespace's database roles; a random password nobody else knows
+        assertTrue(user.contains("roles = ..#ROLE") && user.contains("$System.Encryption.GenCryptRand("), user);
+        assertFalse(user.contains("%All"), user);
+    }
+
+    /** ./install runs Check after loading the module and exits non-zero when it did not pass. */
+    @Test
+    void theInstallScriptRunsCheckAndExitsOnItsVerdict() {
+        String script = read(Path.of("install"));
+        assertTrue(script.contains("do ##class(Terminal.Installer).Check()"), "./install runs Check");
+        assertTrue(script.contains("IRIS Terminal check: all [0-9]+ checks passed"), "./install reads Check's verdict line");
+        assertTrue(method(read(INSTALLER), "Verdict").contains("\"IRIS Terminal check: \"_$Select(failed: failed_\" of \"_pReport.checks.%Size()_\" checks failed\", 1: \"all \"_pReport.checks.%Size()_\" checks passed\")"),
+                "the verdict line ./install reads");
     }
 
     @Test
