@@ -95,6 +95,58 @@ class IrisContractTest {
                 .orElseThrow(() -> new AssertionError(className + " declares no " + method));
     }
 
+    // ------------------------------------------------------------- escalation (review C, C6)
+
+    /**
+     * The store's role is held only in small checked frames: every method of the registered classes that
+     * calls AddRoles NEWs $ROLES first (the role ends with the method); Terminal.Engine.Run, whose loop waits
+     * between commands, never escalates; every escalating engine method checks that it runs in the
+     * session's own job (Mine or Job) before it touches a session (Probed reads none); Finish drops the role
+     * before the user's variables die and the job halts, and Input drops it before each Finish.
+     */
+    @Test
+    void theEngineHoldsTheStoresRoleOnlyInSmallCheckedFrames() {
+        Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
+        assertFalse(member(engine, "Run").body().contains("AddRoles("), "Terminal.Engine.Run escalates: the job would"
+                + " hold the store's role between commands, where a $ZTRAP handler or %OnClose of the user's may run");
+        int escalating = 0;
+        for (String className : List.of("Terminal.Engine", "Terminal.Session")) {
+            for (Udl.Member m : Udl.parse(read(classFile(className))).members()) {
+                int add = m.body().indexOf("AddRoles(");
+                if (add < 0) {
+                    continue;
+                }
+                escalating++;
+                String where = className + "." + m.name() + " (line " + m.line() + ")";
+                int newRoles = m.body().indexOf("New $Roles");
+                assertTrue(newRoles >= 0 && newRoles < add, where + " calls AddRoles without NEW $ROLES before it:"
+                        + " the store's role would outlive the method, in its caller's frame");
+                if (className.equals("Terminal.Engine") && !m.name().equals("Probed")) {
+                    String after = m.body().substring(add);
+                    assertTrue(after.contains("..Mine(key)") || after.contains("..Job(key)"), where
+                            + " escalates without checking that it runs in the session's own job (..Mine or ..Job)");
+                }
+            }
+        }
+        assertTrue(escalating >= 10, "found only " + escalating + " escalating methods: the parser missed bodies");
+        String finish = member(engine, "Finish").body();
+        int drop = finish.lastIndexOf("Set $Roles = \"\"");
+        assertTrue(drop >= 0 && drop < finish.indexOf("Do ..Clean()") && drop < finish.lastIndexOf("Halt"),
+                "Terminal.Engine.Finish must drop the store's role (Set $Roles = \"\") before Clean and Halt");
+        String input = member(engine, "Input").body();
+        Matcher call = Pattern.compile("Do \\.\\.Finish\\(").matcher(input);
+        int calls = 0;
+        while (call.find()) {
+            calls++;
+            String before = input.substring(0, call.start());
+            String previous = before.substring(0, before.lastIndexOf('\n')).strip();
+            previous = previous.substring(previous.lastIndexOf('\n') + 1).strip();
+            assertEquals("Set $Roles = \"\"", previous, "Terminal.Engine.Input calls Finish with the store's role"
+                    + " still in its frame: drop it on the line before");
+        }
+        assertTrue(calls > 0, "Terminal.Engine.Input no longer ends the job through Finish: update this test");
+    }
+
     // --------------------------------------------------------------------------------- faults
 
     /**
