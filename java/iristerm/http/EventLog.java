@@ -116,11 +116,12 @@ final class EventLog {
             return new Unknown("Last-Event-ID " + LogText.brief(lastEventId) + " is malformed");
         }
         Long next = nextPosition.get(stream);
+        if (next == null && stream >= 0 && stream < nextStream && position >= 0) {
+            return new Evicted("the stream of Last-Event-ID " + LogText.brief(lastEventId)
+                    + " has ended and its events are no longer held");
+        }
         if (next == null || position < 0 || position >= next) {
-            return stream < nextStream && position >= 0
-                    ? new Evicted("the stream of Last-Event-ID " + LogText.brief(lastEventId)
-                            + " has ended and its events are no longer held")
-                    : new Unknown("Last-Event-ID " + LogText.brief(lastEventId) + " was not issued in this MCP session");
+            return new Unknown("Last-Event-ID " + LogText.brief(lastEventId) + " was not issued in this MCP session");
         }
         if (after(stream, position) == null) {
             return new Evicted("events after Last-Event-ID " + LogText.brief(lastEventId)
