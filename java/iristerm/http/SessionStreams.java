@@ -17,7 +17,7 @@ final class SessionStreams {
     static final int BUFFER_EVENTS = 1000;
     /** Bytes of event data a session keeps for clients that resume a stream. */
     static final long BUFFER_BYTES = 4L << 20;
-    /** The first protocol version whose clients expect priming events (SEP-1699); older ones may choke on empty data. */
+    /** First protocol version whose clients expect priming events (SEP-1699); older ones may fail on empty data. */
     private static final String PRIMING_SINCE = "2025-11-25";
 
     private final EventLog log = new EventLog(BUFFER_EVENTS, BUFFER_BYTES);
