@@ -37,12 +37,17 @@ final class EventLog {
     record Position(long stream, long position) implements Lookup {
     }
 
+    /** An id that cannot be resumed from, and why. */
+    sealed interface Refused extends Lookup {
+        String why();
+    }
+
     /** The id is not one this log issued: malformed, another session's, or a stream it never had. */
-    record Unknown(String why) implements Lookup {
+    record Unknown(String why) implements Refused {
     }
 
     /** Events after the given one have already left the buffer: resuming would skip them silently. */
-    record Evicted(String why) implements Lookup {
+    record Evicted(String why) implements Refused {
     }
 
     private final int maxEvents;

@@ -67,10 +67,11 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     public static final String CONTEXT_IDENTITY = Caller.IDENTITY_KEY;
 
     /**
-     * Key of a {@link Runnable} in the transport context of a request on a primed, resumable
-     * stream: it closes the request's connection after the priming event, and the client resumes
-     * with {@code Last-Event-ID} (SEP-1699 polling), so a long wait holds no connection. Absent
-     * where the client could not resume.
+     * Key of a {@link Runnable} in the transport context of a request on a resumable stream: it
+     * closes the request's connection (after the priming event), and the client resumes with
+     * {@code Last-Event-ID} (SEP-1699 polling), so a long wait holds no connection. It does nothing
+     * for a client that was not primed (older than 2025-11-25), which would not know to resume; it
+     * is absent where the exchange does not stream (IRIS-hosted).
      */
     public static final String CONTEXT_CLOSE_SSE_STREAM = "iristerm.closeSseStream";
 
@@ -396,15 +397,12 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         EventLog.Position resumeFrom = null;
         if (lastEventId != null) {
             EventLog.Lookup where = session.streams().locate(lastEventId);
-            if (where instanceof EventLog.Position position) {
-                resumeFrom = position;
-            } else {
-                String why = where instanceof EventLog.Unknown unknown ? unknown.why()
-                        : ((EventLog.Evicted) where).why();
-                exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST, "Cannot resume: " + why
+            if (where instanceof EventLog.Refused refused) {
+                exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST, "Cannot resume: " + refused.why()
                         + ". Open a new stream with a GET without Last-Event-ID."));
                 return;
             }
+            resumeFrom = (EventLog.Position) where;
         }
         EventStream connection = openStream(exchange, session);
         if (closing) {
