@@ -395,7 +395,8 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         }
         String lastEventId = exchange.header(LAST_EVENT_ID);
         EventLog.Position resumeFrom = null;
-        if (lastEventId != null) {
+        // an empty id is what an EventSource that has seen no id holds: nothing to resume
+        if (lastEventId != null && !lastEventId.isBlank()) {
             EventLog.Lookup where = session.streams().locate(lastEventId);
             if (where instanceof EventLog.Refused refused) {
                 exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST, "Cannot resume: " + refused.why()
