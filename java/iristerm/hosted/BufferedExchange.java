@@ -96,11 +96,20 @@ final class BufferedExchange implements StreamableExchange {
         private boolean ended;
 
         @Override
-        public synchronized boolean send(String id, String data) {
+        public boolean send(String id, String data) {
+            return append(SseFormat.event(id, data));
+        }
+
+        @Override
+        public boolean prime(String id, Duration retry) {
+            return append(SseFormat.priming(id, retry));
+        }
+
+        private synchronized boolean append(String event) {
             if (ended) {
                 return false;
             }
-            events.append(SseFormat.event(id, data));
+            events.append(event);
             return true;
         }
 

@@ -22,11 +22,11 @@ final class EventStreamTransport implements McpStreamableServerTransport {
     private static final Logger log = LoggerFactory.getLogger(EventStreamTransport.class);
 
     private final McpJsonMapper json;
-    private final EventStream events;
+    private final EventSink events;
     private final RequestStream request;
 
     /** The listening stream (GET): server-initiated messages only. */
-    EventStreamTransport(McpJsonMapper json, EventStream events) {
+    EventStreamTransport(McpJsonMapper json, EventSink events) {
         this(json, events, null);
     }
 
@@ -35,7 +35,7 @@ final class EventStreamTransport implements McpStreamableServerTransport {
         this(json, request.events(), request);
     }
 
-    private EventStreamTransport(McpJsonMapper json, EventStream events, RequestStream request) {
+    private EventStreamTransport(McpJsonMapper json, EventSink events, RequestStream request) {
         this.json = json;
         this.events = events;
         this.request = request;

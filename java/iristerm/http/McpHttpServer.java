@@ -47,7 +47,7 @@ public final class McpHttpServer implements AutoCloseable {
      *                           refused unless {@code host} is a loopback address
      * @param maxBodyBytes       largest accepted request body (413 beyond)
      * @param maxSessionsPerIdentity MCP sessions one identity may hold open (initialize beyond gets 429)
-     * @param sessionIdleTimeout MCP sessions with no open stream and no request for this long are closed
+     * @param sessionIdleTimeout MCP sessions no connection carries, with no request for this long, are closed
      * @param keepAliveInterval  how often an idle SSE stream gets a comment line (and a dead client is noticed)
      * @param headerTimeout      a connection that has begun a request must complete its headers within this
      * @param connectionIdleTimeout a connection with no request under way and none begun is closed after this

@@ -29,8 +29,8 @@ final class McpSessions {
 
     private static final Logger log = LoggerFactory.getLogger(McpSessions.class);
 
-    /** A live MCP session, the identity that opened it, and when it was last used (clock nanos). */
-    record Entry(McpStreamableServerSession mcp, String owner, AtomicLong lastUsed) {
+    /** A live MCP session, the identity that opened it, when it was last used (clock nanos), and its event streams. */
+    record Entry(McpStreamableServerSession mcp, String owner, AtomicLong lastUsed, SessionStreams streams) {
     }
 
     private final Map<String, Entry> sessions = new ConcurrentHashMap<>();
@@ -40,9 +40,11 @@ final class McpSessions {
     private final long idleNanos;
     private final LongSupplier nanoClock;
     private final Duration closeTimeout;
+    private final Duration retry;
     private final ScheduledExecutorService sweeper;
 
-    McpSessions(int maxPerOwner, Duration idleTimeout, LongSupplier nanoClock, Duration closeTimeout) {
+    /** @param retry the reconnection delay the sessions' priming events ask clients for */
+    McpSessions(int maxPerOwner, Duration idleTimeout, LongSupplier nanoClock, Duration closeTimeout, Duration retry) {
         if (maxPerOwner < 1) {
             throw new IllegalArgumentException("sessions per identity must be at least 1, was " + maxPerOwner);
         }
@@ -50,6 +52,7 @@ final class McpSessions {
         this.idleNanos = idleTimeout.toNanos();
         this.nanoClock = nanoClock;
         this.closeTimeout = closeTimeout;
+        this.retry = retry;
         this.sweeper = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "mcp-session-sweeper");
             thread.setDaemon(true);
@@ -79,7 +82,8 @@ final class McpSessions {
             return null;
         }
         McpStreamableServerSession.McpStreamableServerSessionInit init = start.get();
-        Entry entry = new Entry(init.session(), owner, new AtomicLong(nanoClock.getAsLong()));
+        Entry entry = new Entry(init.session(), owner, new AtomicLong(nanoClock.getAsLong()),
+                new SessionStreams(retry));
         sessions.put(init.session().getId(), entry);
         perOwner.merge(owner, 1, Integer::sum);
         return new Opened(entry, init.initResult());
@@ -128,11 +132,15 @@ final class McpSessions {
         return open;
     }
 
-    /** Closes sessions that have no open stream and have seen no request for the idle timeout. */
+    /**
+     * Closes sessions that no HTTP connection carries and that have seen no request for the idle
+     * timeout. A stream whose client went away may still be open, waiting for the client to
+     * resume it; a client that does not come back within the timeout will not.
+     */
     void sweepIdle() {
         long now = nanoClock.getAsLong();
         sessions.forEach((id, entry) -> {
-            if (!entry.mcp().hasOpenStream() && now - entry.lastUsed().get() > idleNanos && remove(entry)) {
+            if (!entry.streams().connected() && now - entry.lastUsed().get() > idleNanos && remove(entry)) {
                 log.info("Closing MCP session {} of '{}': idle for more than {} s", id, entry.owner(),
                         TimeUnit.NANOSECONDS.toSeconds(idleNanos));
                 entry.mcp().closeGracefully().timeout(closeTimeout).subscribe(null,

@@ -19,12 +19,12 @@ final class RequestStream {
     private static final Logger log = LoggerFactory.getLogger(RequestStream.class);
 
     private final McpSchema.JSONRPCRequest request;
-    private final EventStream events;
+    private final EventSink events;
     private final McpJsonMapper json;
     /** Completed by the first answer, or when the stream ends without one: then no answer is sent. */
     private final CompletableFuture<Void> settled = new CompletableFuture<>();
 
-    RequestStream(McpSchema.JSONRPCRequest request, EventStream events, McpJsonMapper json) {
+    RequestStream(McpSchema.JSONRPCRequest request, EventSink events, McpJsonMapper json) {
         this.request = request;
         this.events = events;
         this.json = json;
@@ -35,7 +35,7 @@ final class RequestStream {
         return request;
     }
 
-    EventStream events() {
+    EventSink events() {
         return events;
     }
 

@@ -1,5 +1,7 @@
 package iristerm.http;
 
+import java.time.Duration;
+
 /** The framing of server-sent events, shared by the streaming and the collecting stream. */
 public final class SseFormat {
 
@@ -17,5 +19,10 @@ public final class SseFormat {
         // A line break inside data would end the field early; each line needs its own prefix.
         event.append("event: message\ndata: ").append(data.replace("\n", "\ndata: ")).append("\n\n");
         return event.toString();
+    }
+
+    /** A priming event: an id, the reconnection delay and empty data, which clients record but do not dispatch. */
+    public static String priming(String id, Duration retry) {
+        return "id: " + id + "\nretry: " + retry.toMillis() + "\ndata: \n\n";
     }
 }

@@ -72,6 +72,11 @@ final class SseStream implements EventStream {
         return new SseStream(exchange, keepAlive);
     }
 
+    @Override
+    public boolean prime(String id, Duration retry) {
+        return enqueue(SseFormat.priming(id, retry).getBytes(StandardCharsets.UTF_8));
+    }
+
     /** Sends the response headers now rather than with the first event. */
     @Override
     public void start() {

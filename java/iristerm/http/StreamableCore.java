@@ -48,6 +48,16 @@ import reactor.core.publisher.Mono;
  * the SDK's work, never on one of the core's own (its one thread only closes idle sessions): with a
  * server built for immediate execution, a request is handled to its end on the caller's thread,
  * which the IRIS-hosted bridge relies on.
+ *
+ * <p>Where the exchange streams (Undertow), streams are resumable (2025-11-25, SEP-1699): every
+ * event has an id naming the MCP session's log, the stream and the position on it; each stream
+ * starts with a priming event (an id, empty data and a {@code retry} interval) for clients that
+ * negotiated 2025-11-25 or later; a dropped connection leaves its stream running, and a GET with
+ * {@code Last-Event-ID} continues that stream with the events after the id, then the rest. The
+ * events are replayed from a per-session buffer of the last {@value SessionStreams#BUFFER_EVENTS}
+ * events, at most {@value SessionStreams#BUFFER_BYTES} bytes; an id whose following events have
+ * left it, or that this session never issued, is refused with 400 rather than resumed with a gap.
+ * A tool may free its request's connection early through {@link #CONTEXT_CLOSE_SSE_STREAM}.
  */
 public final class StreamableCore implements McpStreamableServerTransportProvider {
 
@@ -56,6 +66,18 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     /** Key of the caller's identity in the {@link McpTransportContext} tool handlers receive. */
     public static final String CONTEXT_IDENTITY = Caller.IDENTITY_KEY;
 
+    /**
+     * Key of a {@link Runnable} in the transport context of a request on a resumable stream: it
+     * closes the request's connection (after the priming event), and the client resumes with
+     * {@code Last-Event-ID} (SEP-1699 polling), so a long wait holds no connection. It does nothing
+     * for a client that was not primed (older than 2025-11-25), which would not know to resume; it
+     * is absent where the exchange does not stream (IRIS-hosted).
+     */
+    public static final String CONTEXT_CLOSE_SSE_STREAM = "iristerm.closeSseStream";
+
+    /** How long a client should wait before reconnecting a stream, as priming events tell it. */
+    static final Duration RECONNECT_DELAY = Duration.ofSeconds(1);
+
     /** JSON-RPC error code for an unknown, expired or foreign session (the one the TypeScript SDK uses). */
     public static final int SESSION_NOT_FOUND = -32001;
 
@@ -63,6 +85,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     public static final int DEFAULT_MAX_SESSIONS_PER_IDENTITY = 256;
 
     private static final String EVENT_STREAM = "text/event-stream";
+    private static final String LAST_EVENT_ID = "Last-Event-ID";
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
     /** How long shutdown lets running requests finish before answering them with an error. */
     private static final Duration REQUEST_GRACE = Duration.ofSeconds(2);
@@ -87,7 +110,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
      * @param json                   mapper for JSON-RPC messages (passed explicitly: never ServiceLoader)
      * @param maxBodyBytes           largest POST body accepted; larger ones get 413
      * @param maxSessionsPerIdentity open MCP sessions one identity may hold; initialize beyond is refused
-     * @param sessionIdleTimeout     a session with no open stream and no request for this long is closed
+     * @param sessionIdleTimeout     a session no connection carries, with no request for this long, is closed
      * @param nanoClock              time source of the idle timeout
      */
     public StreamableCore(McpJsonMapper json, int maxBodyBytes, int maxSessionsPerIdentity,
@@ -98,7 +121,8 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         this.json = json;
         this.maxBodyBytes = maxBodyBytes;
         this.sessionIdleTimeout = sessionIdleTimeout;
-        this.sessions = new McpSessions(maxSessionsPerIdentity, sessionIdleTimeout, nanoClock, CLOSE_TIMEOUT);
+        this.sessions = new McpSessions(maxSessionsPerIdentity, sessionIdleTimeout, nanoClock, CLOSE_TIMEOUT,
+                RECONNECT_DELAY);
     }
 
     @Override
@@ -177,7 +201,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         return CompletableFuture.allOf(streams.stream().map(EventStream::closed).toArray(CompletableFuture[]::new));
     }
 
-    /** Closes sessions that have no open stream and have seen no request for the idle timeout. */
+    /** Closes sessions that no connection carries and that have seen no request for the idle timeout. */
     void sweepIdleSessions() {
         sessions.sweepIdle();
     }
@@ -255,7 +279,15 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                 exchange.respond(Reply.json(200, badParams.toJson()));
                 return;
             }
-            RequestStream answer = new RequestStream(request, openStream(exchange, session), json);
+            EventStream connection = openStream(exchange, session);
+            EventSink events = connection;
+            if (exchange.streams()) {
+                ResumableStream resumable = session.streams().open(connection);
+                events = resumable;
+                context = McpTransportContext.create(Map.of(CONTEXT_IDENTITY, identity,
+                        CONTEXT_CLOSE_SSE_STREAM, (Runnable) resumable::closeConnection));
+            }
+            RequestStream answer = new RequestStream(request, events, json);
             requests.add(answer);
             answer.events().closed().thenRun(() -> requests.remove(answer));
             if (closing) {
@@ -266,9 +298,10 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             McpStreamableServerSession.McpStreamableServerSessionStream stream = session.mcp()
                     .responseStream(new EventStreamTransport(json, answer));
             answer.events().closed().thenRun(stream::close);
-            answer.events().start();
+            connection.start();
+            McpTransportContext requestContext = context;
             stream.handle(request)
-                    .contextWrite(c -> c.put(McpTransportContext.KEY, context))
+                    .contextWrite(c -> c.put(McpTransportContext.KEY, requestContext))
                     .subscribe(null, e -> failRequest(answer, e), answer::end);
         } else if (message instanceof McpSchema.JSONRPCNotification notification) {
             respondWhenDone(exchange, session.mcp().accept(notification), context, 202);
@@ -333,6 +366,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                         failInitialize(exchange, session, e);
                         return;
                     }
+                    session.streams().negotiated(result.protocolVersion());
                     exchange.respond(Reply.json(200, body).with(HttpHeaders.MCP_SESSION_ID, session.mcp().getId()));
                 }, e -> failInitialize(exchange, session, e));
     }
@@ -359,18 +393,34 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         if (session == null) {
             return;
         }
-        // Last-Event-ID is not honoured: SDK 2.1.0 keeps no event history to replay from.
-        EventStream events = openStream(exchange, session);
+        String lastEventId = exchange.header(LAST_EVENT_ID);
+        EventLog.Position resumeFrom = null;
+        // an empty id is what an EventSource that has seen no id holds: nothing to resume
+        if (lastEventId != null && !lastEventId.isBlank()) {
+            EventLog.Lookup where = session.streams().locate(lastEventId);
+            if (where instanceof EventLog.Refused refused) {
+                exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST, "Cannot resume: " + refused.why()
+                        + ". Open a new stream with a GET without Last-Event-ID."));
+                return;
+            }
+            resumeFrom = (EventLog.Position) where;
+        }
+        EventStream connection = openStream(exchange, session);
         if (closing) {
             // shutdown began after the check in handle(), and may have missed this stream
-            events.end();
+            connection.end();
             return;
         }
-        McpStreamableServerSession.McpStreamableServerSessionStream listening = session.mcp()
-                .listeningStream(new EventStreamTransport(json, events));
-        events.closed().thenRun(listening::close);
+        if (resumeFrom != null) {
+            session.streams().resume(resumeFrom, connection);
+        } else {
+            ResumableStream events = session.streams().open(connection);
+            McpStreamableServerSession.McpStreamableServerSessionStream listening = session.mcp()
+                    .listeningStream(new EventStreamTransport(json, events));
+            events.closed().thenRun(listening::close);
+        }
         // only now: a client that has the headers may rely on server messages reaching it
-        events.start();
+        connection.start();
     }
 
     private void delete(StreamableExchange exchange, String identity) {
@@ -414,6 +464,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     private EventStream openStream(StreamableExchange exchange, McpSessions.Entry session) {
         EventStream events = exchange.openEventStream();
         streams.add(events);
+        session.streams().carriedBy(events);
         events.closed().thenRun(() -> {
             streams.remove(events);
             sessions.touch(session);

@@ -51,7 +51,7 @@ class McpHttpServerProtocolTest {
             McpSchema.InitializeResult init = client.initialize();
             assertEquals("test-server", init.serverInfo().name());
             List<String> names = client.listTools().tools().stream().map(McpSchema.Tool::name).sorted().toList();
-            assertEquals(List.of("block", "echo", "notify", "whoami"), names);
+            assertEquals(List.of("block", "echo", "notify", "poll", "whoami"), names);
             McpSchema.CallToolResult result = client.callTool(TestServer.call("echo", "héllo ✓"));
             assertEquals("héllo ✓", TestServer.textOf(result));
         }

@@ -104,6 +104,12 @@ final class TestServer implements AutoCloseable {
                                     McpSchema.LoggingLevel.INFO, "test", "working on " + args.get("text")));
                             return text("done " + args.get("text"));
                         }),
+                        tool("poll", "Frees its connection after the priming event, then answers", (exchange, args) -> {
+                            Runnable close = (Runnable) exchange.transportContext()
+                                    .get(StreamableCore.CONTEXT_CLOSE_SSE_STREAM);
+                            close.run();
+                            return text("polled " + args.get("text"));
+                        }),
                         tool("block", "Waits until the test releases it", (exchange, args) -> {
                             blockEntered.countDown();
                             try {

@@ -1,0 +1,219 @@
+package iristerm.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
+import iristerm.http.McpHttpServer;
+import iristerm.http.StreamableCore;
+import iristerm.mcp.Json;
+import iristerm.security.OriginPolicy;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The official MCP conformance suite ({@code @modelcontextprotocol/conformance}, pinned with the
+ * Node 22 it needs in tests/conformance) in the project's own test run: installed into
+ * target/conformance with {@code npm ci}, run scenario by scenario, and judged by the checks it
+ * writes (checks.json), not only by its exit code: any FAILURE or WARNING fails the test.
+ *
+ * <p>The generic scenarios run against {@code serve --no-auth}. Excluded, because each calls a
+ * fixture of the suite's reference "everything" server that a terminal server has no reason to
+ * offer (they fail with "Unknown tool", "Resource not found", "Prompt not found" or "Method not
+ * found: prompts/list" against any server without those fixtures):
+ * completion-complete (prompt {@code test_prompt_with_arguments}), every tools-call-* and
+ * elicitation-* scenario (tools {@code test_*}), resources-read-text, resources-read-binary,
+ * resources-templates-read, resources-subscribe, resources-unsubscribe ({@code test://}
+ * resources) and every prompts-* scenario (prompts {@code test_*}).
+ *
+ * <p>{@code server-sse-polling} likewise calls the fixture tool {@code test_reconnection}, which
+ * closes its request's stream mid-call. Against {@code serve} only its priming and retry checks
+ * can pass (they must); in full it runs against the same HTTP server and transport
+ * ({@link McpHttpServer}) with that one tool added, the tool using the transport's own
+ * {@link StreamableCore#CONTEXT_CLOSE_SSE_STREAM}.
+ */
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
+class ConformanceIT {
+
+    private static final Path PACKAGE = Path.of("tests", "conformance").toAbsolutePath();
+    private static final Path INSTALL = Path.of("target", "conformance").toAbsolutePath();
+    /** Where each scenario leaves its checks.json and its output, for whoever reads a failure. */
+    private static final Path RESULTS = INSTALL.resolve("results");
+    private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(10);
+    private static final Duration SCENARIO_TIMEOUT = Duration.ofMinutes(2);
+
+    private static final List<String> SERVE_SCENARIOS = List.of("server-initialize", "ping", "logging-set-level",
+            "tools-list", "resources-list", "server-sse-multiple-streams", "dns-rebinding-protection");
+
+    @BeforeAll
+    static void install() throws Exception {
+        Files.createDirectories(INSTALL);
+        for (String file : List.of("package.json", "package-lock.json")) {
+            Files.copy(PACKAGE.resolve(file), INSTALL.resolve(file), StandardCopyOption.REPLACE_EXISTING);
+        }
+        Run npm;
+        try {
+            npm = Run.of(INSTALL, INSTALL.resolve("npm-ci.log"), INSTALL_TIMEOUT,
+                    "npm", "ci", "--no-audit", "--no-fund");
+        } catch (IOException e) {
+            throw new AssertionError("ConformanceIT installs the conformance suite with npm; install Node.js 20 or "
+                    + "later with npm (the suite's own Node 22 comes from tests/conformance): " + e.getMessage(), e);
+        }
+        assertEquals(0, npm.exit(), "npm ci failed:\n" + npm.output());
+        Run version = Run.of(INSTALL, INSTALL.resolve("node-version.log"), SCENARIO_TIMEOUT, node(), "--version");
+        assertTrue(version.output().strip().startsWith("v22."), "the pinned Node is not 22: " + version.output());
+    }
+
+    @Test
+    void genericScenariosPassAgainstServe(@TempDir Path dataDir) throws Exception {
+        ServeProcess serve = ServeProcess.start(StdioServer.jar(), dataDir, List.of("--no-auth"), 60);
+        try {
+            List<String> problems = new ArrayList<>();
+            for (String scenario : SERVE_SCENARIOS) {
+                problems.addAll(runScenario("serve", serve.endpoint().toString(), scenario, List.of(), Map.of()));
+            }
+            // serve primes its streams too; only the fixture's part cannot run against it
+            problems.addAll(runScenario("serve", serve.endpoint().toString(), "server-sse-polling",
+                    List.of("server-sse-priming-event", "server-sse-retry-field"),
+                    Map.of("server-sse-disconnect-resume", "needs the suite's test_reconnection fixture tool, which "
+                            + "serve does not offer; ssePollingPassesOnTheServersHttpTransport runs it")));
+            assertTrue(problems.isEmpty(), String.join("\n", problems));
+        } finally {
+            serve.process().destroy();
+            if (!serve.process().waitFor(20, TimeUnit.SECONDS)) {
+                serve.process().destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void ssePollingPassesOnTheServersHttpTransport() throws Exception {
+        McpHttpServer.Config config = new McpHttpServer.Config("127.0.0.1", 0, null,
+                OriginPolicy.forListenHost("127.0.0.1", List.of()), true, 1 << 20, 16, Duration.ofMinutes(5),
+                McpHttpServer.DEFAULT_KEEP_ALIVE, Duration.ofSeconds(30), Duration.ofMinutes(2));
+        try (McpHttpServer server = McpHttpServer.start(config, ConformanceIT::pollingFixture)) {
+            List<String> problems = runScenario("with-fixture", server.endpoint().toString(), "server-sse-polling",
+                    List.of("server-sse-priming-event", "server-sse-retry-field", "server-sse-disconnect-resume"),
+                    Map.of());
+            assertTrue(problems.isEmpty(), String.join("\n", problems));
+        }
+    }
+
+    /** The suite's {@code test_reconnection}: frees its connection after the priming event, then answers. */
+    private static McpSyncServer pollingFixture(McpStreamableServerTransportProvider transport) {
+        SyncToolSpecification reconnection = SyncToolSpecification.builder()
+                .tool(McpSchema.Tool.builder("test_reconnection", Json.MCP, "{\"type\":\"object\"}")
+                        .description("Closes its SSE stream mid-call; the answer arrives after the client reconnects")
+                        .build())
+                .callHandler((exchange, request) -> {
+                    ((Runnable) exchange.transportContext().get(StreamableCore.CONTEXT_CLOSE_SSE_STREAM)).run();
+                    return McpSchema.CallToolResult.builder().addTextContent("reconnected").build();
+                })
+                .build();
+        return McpServer.sync(transport).jsonMapper(Json.MCP).jsonSchemaValidator(Json.VALIDATOR)
+                .serverInfo("conformance-polling", "1")
+                .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
+                .tools(reconnection)
+                .build();
+    }
+
+    /**
+     * Runs one scenario against {@code server} (names its results folder) and returns what is wrong with its checks: any that is neither SUCCESS nor
+     * INFO (unless {@code excused}: check id to the reason), none that is SUCCESS, or one of
+     * {@code required} missing or not SUCCESS.
+     */
+    private static List<String> runScenario(String server, String url, String scenario, List<String> required,
+            Map<String, String> excused) throws Exception {
+        Path results = RESULTS.resolve(server);
+        Path out = results.resolve(scenario);
+        if (Files.exists(out)) {
+            try (Stream<Path> old = Files.walk(out)) {
+                for (Path path : old.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(path);
+                }
+            }
+        }
+        Files.createDirectories(results);
+        Run run = Run.of(INSTALL, results.resolve(scenario + ".log"), SCENARIO_TIMEOUT, node(),
+                INSTALL.resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js").toString(),
+                "server", "--url", url, "--scenario", scenario, "-o", out.toString());
+        List<Path> checkFiles;
+        try (Stream<Path> files = Files.walk(out)) {
+            checkFiles = files.filter(p -> p.getFileName().toString().equals("checks.json")).toList();
+        } catch (IOException e) {
+            return List.of(scenario + ": no results (exit " + run.exit() + "):\n" + run.output());
+        }
+        if (checkFiles.size() != 1) {
+            return List.of(scenario + ": expected one checks.json, found " + checkFiles + ":\n" + run.output());
+        }
+        List<String> problems = new ArrayList<>();
+        Map<String, String> statusById = new HashMap<>();
+        JsonNode checks = Json.MAPPER.readTree(Files.readString(checkFiles.get(0)));
+        for (JsonNode check : checks) {
+            String status = check.path("status").asString();
+            String id = check.path("id").asString();
+            statusById.merge(id, status, (a, b) -> a.equals("SUCCESS") ? b : a);
+            if (!status.equals("SUCCESS") && !status.equals("INFO") && !excused.containsKey(id)) {
+                problems.add(scenario + ": " + status + " " + id + " — " + check.path("description").asString()
+                        + ": " + check.path("errorMessage").asString(""));
+            }
+        }
+        if (!statusById.containsValue("SUCCESS")) {
+            problems.add(scenario + ": no check succeeded: " + checks);
+        }
+        for (String id : required) {
+            if (!"SUCCESS".equals(statusById.get(id))) {
+                problems.add(scenario + ": required check " + id + " was " + statusById.get(id));
+            }
+        }
+        if (run.exit() != 0 && problems.isEmpty()) {
+            problems.add(scenario + ": the suite exited " + run.exit() + ":\n" + run.output());
+        }
+        return problems;
+    }
+
+    private static String node() {
+        return INSTALL.resolve("node_modules/.bin/node").toString();
+    }
+
+    /** A finished child process: its exit code and its output (stdout and stderr, kept in {@code log}). */
+    private record Run(int exit, String output) {
+
+        static Run of(Path dir, Path log, Duration timeout, String... command) throws IOException,
+                InterruptedException {
+            Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                    .redirectOutput(log.toFile()).start();
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+                fail(String.join(" ", command) + " did not finish within " + timeout + ":\n"
+                        + Files.readString(log, StandardCharsets.UTF_8));
+            }
+            return new Run(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+        }
+    }
+}
