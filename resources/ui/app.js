@@ -1,5 +1,7 @@
-// The browser view: the signed-in identity's sessions, live (server-sent events), and the chosen
-// session's output rendered by xterm.js. Read-only apart from Interrupt and Close.
+// The browser view: the signed-in identity's sessions, live, and the chosen session's output rendered
+// by xterm.js. Read-only apart from Interrupt and Close. Standalone, both follow server-sent events; the
+// IRIS-hosted page (body data-follow="poll") cannot be streamed to, so it asks again with bounded
+// long-poll requests that the server answers as soon as something changed.
 const tbody = document.querySelector('#sessions tbody');
 const current = document.getElementById('current');
 const interrupt = document.getElementById('interrupt');
@@ -11,23 +13,63 @@ let sessions = [];
 let selected = null;
 let output = null;
 let term = null;
+const polling = document.body.dataset.follow === 'poll';
+if (polling) {
+  document.getElementById('signout').hidden = true;
+}
 
 const COLUMNS = ['session', 'kind', 'name', 'owner', 'state', 'pid', 'namespace', 'created', 'last_activity', 'bytes'];
 
-const list = new EventSource('/ui/api/sessions');
-list.onopen = () => { listStatus.textContent = 'live'; };
-list.onerror = () => {
-  listStatus.textContent = list.readyState === EventSource.CLOSED ? 'disconnected: reload the page' : 'reconnecting…';
-};
-list.onmessage = (e) => {
-  const m = JSON.parse(e.data);
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Calls onMessage with each message at url (JSON), until the returned stop() is called or onMessage returns true.
+function follow(url, onMessage, onState) {
+  if (!polling) {
+    const source = new EventSource(url);
+    source.onopen = () => onState('live');
+    source.onerror = () => onState(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
+    source.onmessage = (e) => {
+      if (onMessage(JSON.parse(e.data))) {
+        source.close();
+      }
+    };
+    return () => source.close();
+  }
+  let stopped = false;
+  (async () => {
+    let next = '';
+    while (!stopped) {
+      try {
+        const r = await fetch(url + next);
+        if (!r.ok) {
+          onState('closed');
+          return;
+        }
+        const m = await r.json();
+        onState('live');
+        if (stopped || onMessage(m)) {
+          return;
+        }
+        next = m.type === 'output' ? `?from=${m.next}` : `?since=${r.headers.get('X-Sessions-Version')}`;
+      } catch (e) {
+        onState('reconnecting');
+        await pause(3000);
+      }
+    }
+  })();
+  return () => { stopped = true; };
+}
+
+follow('api/sessions', (m) => {
   if (m.error) {
     listStatus.textContent = m.error;
-    return;
   }
   sessions = m.sessions;
   render();
-};
+  return false;
+}, (state) => {
+  listStatus.textContent = { live: 'live', reconnecting: 'reconnecting…', closed: 'disconnected: reload the page' }[state];
+});
 
 function cell(name, value) {
   const td = document.createElement('td');
@@ -69,7 +111,7 @@ function bytesOf(b64) {
 
 function watch(id) {
   if (output) {
-    output.close();
+    output();
   }
   if (term) {
     term.dispose();
@@ -82,21 +124,19 @@ function watch(id) {
   term = new Terminal({ rendererType: 'dom', cols: 120, rows: 30, scrollback: 5000, disableStdin: true,
     fontFamily: 'DejaVu Sans Mono, Menlo, monospace', fontSize: 13 });
   term.open(document.getElementById('terminal'));
-  output = new EventSource(`/ui/api/sessions/${encodeURIComponent(id)}/output`);
-  output.onmessage = (e) => {
-    const m = JSON.parse(e.data);
-    term.write(bytesOf(m.b64));
+  const shown = term;
+  output = follow(`api/sessions/${encodeURIComponent(id)}/output`, (m) => {
+    shown.write(bytesOf(m.b64));
     if (m.ended) {
-      output.close();
       actionStatus.textContent = 'session ended' + (m.exit_code != null ? ` (exit code ${m.exit_code})` : '')
         + (m.signal ? ` (signal ${m.signal})` : '');
     }
-  };
-  output.onerror = () => {
-    if (output.readyState === EventSource.CLOSED) {
+    return m.ended;
+  }, (state) => {
+    if (state === 'closed' && !actionStatus.textContent.startsWith('session ended')) {
       actionStatus.textContent = 'this session cannot be shown';
     }
-  };
+  });
   render();
 }
 
@@ -105,7 +145,7 @@ async function act(action) {
     return;
   }
   actionStatus.textContent = action + '…';
-  const r = await fetch(`/ui/api/sessions/${encodeURIComponent(selected)}/${action}`, { method: 'POST' });
+  const r = await fetch(`api/sessions/${encodeURIComponent(selected)}/${action}`, { method: 'POST' });
   const m = await r.json();
   actionStatus.textContent = m.error ?? m.message;
 }

@@ -167,6 +167,11 @@ public final class ServerAssembly implements AutoCloseable {
         return run(t, new Caller(identity, null, CallProgress.NONE), arguments);
     }
 
+    /** A session as session_list shows it, for a view of other identities' sessions (an administrator's). */
+    public Map<String, Object> describe(Session s) {
+        return SessionTools.row(s);
+    }
+
     private McpSchema.CallToolResult run(ToolSpec t, Caller caller, Map<String, Object> arguments) {
         try {
             Answer a = t.handler().call(caller, new Args(arguments));

@@ -208,6 +208,13 @@ public final class SessionManager implements AutoCloseable {
         return out;
     }
 
+    /** Every owner's sessions, oldest first: for an administrator's view (IRIS-hosted, %Admin_Manage:USE). */
+    public List<Session> all() {
+        List<Session> out = new ArrayList<>(sessions.values());
+        out.sort(Comparator.comparingLong((Session s) -> s.meta().created()));
+        return out;
+    }
+
     public void notifyTo(Session s, NotifyTarget target) {
         notifyTargets.put(s.id(), target);
         s.setNotify(true);

@@ -1,8 +1,11 @@
 package iristerm.ui;
 
+import iristerm.http.Reply;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -14,7 +17,10 @@ final class UiAssets {
     /** the WebJar's folder; its version is the pom's org.webjars.npm:xterm (UiAssetsTest holds them together) */
     static final String XTERM = "META-INF/resources/webjars/xterm/4.9.0/";
 
-    record Asset(byte[] bytes, String contentType) {
+    private static final String CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+            + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+    record Asset(String text, String contentType) {
     }
 
     /** path under /ui → classpath resource and type */
@@ -31,7 +37,15 @@ final class UiAssets {
     /** The file served at {@code path}, or null when there is none. */
     Asset get(String path) {
         String[] file = FILES.get(path);
-        return file == null ? null : loaded.computeIfAbsent(path, p -> new Asset(read(file[0]), file[1]));
+        return file == null ? null : loaded.computeIfAbsent(path,
+                p -> new Asset(new String(read(file[0]), StandardCharsets.UTF_8), file[1]));
+    }
+
+    /** The file at {@code path} as an answer: never cached by the browser, never framed, its type not guessed. */
+    Reply page(int status, String path) {
+        Asset a = get(path);
+        return new Reply(status, Map.of(Reply.CONTENT_TYPE, a.contentType(), "Cache-Control", "no-store",
+                "X-Content-Type-Options", "nosniff", "Content-Security-Policy", CSP), a.text());
     }
 
     static byte[] read(String resource) {

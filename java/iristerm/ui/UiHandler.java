@@ -45,8 +45,6 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     /** streams open at once, all browsers together; each holds a thread */
     private static final int MAX_STREAMS = 64;
     private static final int MAX_FORM_BYTES = 4096;
-    private static final String CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-            + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
     private static final Pattern SESSION_ROUTE = Pattern.compile("/ui/api/sessions/([A-Za-z0-9._-]{1,64})/(output|interrupt|close)");
 
     private final UiApi api;
@@ -96,7 +94,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
                     redirect(exchange, PREFIX + "/login");
                 }
             } else if (path.equals(PREFIX + "/api/sessions") && get) {
-                stream(exchange, out -> listFeed(identity.get(), out));
+                stream(exchange, out -> listFeed(Viewer.own(identity.get()), out));
             } else {
                 authenticated(exchange, identity.get(), path, get, post);
             }
@@ -104,11 +102,12 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     }
 
     private void authenticated(HttpServerExchange exchange, String identity, String path, boolean get, boolean post) {
+        Viewer viewer = Viewer.own(identity);
         Matcher m = SESSION_ROUTE.matcher(path);
         if (m.matches() && m.group(2).equals("output") && get) {
             Session s;
             try {
-                s = api.session(identity, m.group(1));
+                s = api.session(viewer, m.group(1));
             } catch (SessionException e) {
                 send(exchange, UiApi.error(404, e.getMessage()));
                 return;
@@ -120,7 +119,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
                 String id = m.group(1);
                 String action = m.group(2);
                 // the tools may wait (close drains the session): off the I/O thread
-                exchange.dispatch(() -> send(exchange, api.act(identity, id, action)));
+                exchange.dispatch(() -> send(exchange, api.act(viewer, id, action)));
             }
         } else if (get && assets.get(path) != null) {
             page(exchange, 200, path);
@@ -182,16 +181,14 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         }
     }
 
-    /** A state change must come from this server's own page: Origin present and naming this very host. */
+    /** A state change must come from this server's own page: see {@link UiApi#foreignOrigin}. */
     private static boolean sameOrigin(HttpServerExchange exchange) {
-        String origin = exchange.getRequestHeaders().getFirst(Headers.ORIGIN);
-        String own = exchange.getRequestScheme() + "://" + exchange.getRequestHeaders().getFirst(Headers.HOST);
-        if (origin == null || !origin.equalsIgnoreCase(own)) {
-            send(exchange, UiApi.error(403, "Origin " + origin + " may not change anything here; use the page at "
-                    + own + PREFIX + "/"));
-            return false;
+        Reply refused = UiApi.foreignOrigin(exchange.getRequestHeaders().getFirst(Headers.ORIGIN),
+                exchange.getRequestHeaders().getFirst(Headers.HOST));
+        if (refused != null) {
+            send(exchange, refused);
         }
-        return true;
+        return refused == null;
     }
 
     // ---- streams ------------------------------------------------------------------------------
@@ -225,11 +222,11 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         });
     }
 
-    private void listFeed(String identity, OutputStream out) throws IOException, InterruptedException {
+    private void listFeed(Viewer viewer, OutputStream out) throws IOException, InterruptedException {
         String last = null;
         long seen = changes.version();
         while (!Thread.currentThread().isInterrupted()) {
-            String now = api.sessionsJson(identity);
+            String now = api.sessionsJson(viewer);
             if (!now.equals(last)) {
                 event(out, null, now);
                 last = now;
@@ -283,13 +280,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     // ---- plain answers ------------------------------------------------------------------------
 
     private void page(HttpServerExchange exchange, int status, String path) {
-        UiAssets.Asset a = assets.get(path);
-        exchange.setStatusCode(status);
-        exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, a.contentType())
-                .put(Headers.CACHE_CONTROL, "no-store")
-                .put(HttpString.tryFromString("X-Content-Type-Options"), "nosniff")
-                .put(HttpString.tryFromString("Content-Security-Policy"), CSP);
-        exchange.getResponseSender().send(java.nio.ByteBuffer.wrap(a.bytes()));
+        send(exchange, assets.page(status, path));
     }
 
     private static void redirect(HttpServerExchange exchange, String to) {

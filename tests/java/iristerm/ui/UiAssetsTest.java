@@ -30,7 +30,7 @@ class UiAssetsTest {
                 "/ui/vendor/xterm.css"}) {
             UiAssets.Asset a = assets.get(path);
             assertNotNull(a, path);
-            assertTrue(a.bytes().length > 100, path + " is nearly empty");
+            assertTrue(a.text().length() > 100, path + " is nearly empty");
         }
         assertNull(assets.get("/ui/../pom.xml"));
     }
