@@ -215,6 +215,9 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
                 LOG.debug("a browser view went away: {}", gone.toString());
             } catch (InterruptedException | SessionException closing) {
                 LOG.debug("a browser view ended with the server");
+            } catch (RuntimeException e) {
+                // e.g. IRIS out of reach while fetching an iris session's output: this view ends, nothing else
+                LOG.warn("a browser view's stream failed: {}", e.toString());
             } finally {
                 streams.release();
                 exchange.endExchange();

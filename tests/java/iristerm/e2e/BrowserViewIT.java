@@ -119,7 +119,7 @@ class BrowserViewIT {
     }
 
     private static WebDriverWait waiting(WebDriver d) {
-        return new WebDriverWait(d, WAIT);
+        return new WebDriverWait(d, WAIT, Duration.ofMillis(50));
     }
 
     /** The rendered terminal's text, as xterm.js's DOM renderer lays it out. */
@@ -199,7 +199,11 @@ class BrowserViewIT {
         waiting(alice).until(d -> !screen(d).isBlank());
 
         Mcp.ok(aliceMcp, "session_send", "session", id, "text", "echo ui-marker-$((6*7))");
+        long sent = System.nanoTime();
         waiting(alice).until(d -> screen(d).contains("ui-marker-42"));
+        // measured, not asserted: from the send's answer to the text on the page (includes WebDriver's polling)
+        System.out.printf("browser view: output on the page %d ms after session_send returned%n",
+                (System.nanoTime() - sent) / 1_000_000);
 
         Mcp.ok(aliceMcp, "session_send", "session", id, "text", "printf '\\033[31m%s\\033[0m\\n' COLOURED-$((1+1))");
         // read in one script: the renderer replaces row elements as it redraws
