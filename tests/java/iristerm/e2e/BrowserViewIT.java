@@ -204,6 +204,10 @@ class BrowserViewIT {
         // measured, not asserted: from the send's answer to the text on the page (includes WebDriver's polling)
         System.out.printf("browser view: output on the page %d ms after session_send returned%n",
                 (System.nanoTime() - sent) / 1_000_000);
+        // the page read it with its own cursor: the agent's default reader still has it to read
+        Map<String, Object> unread = Mcp.ok(aliceMcp, "session_read", "session", id, "wait_ms", 5000,
+                "until", Map.of("pattern", "ui-marker-42"));
+        assertTrue(String.valueOf(unread.get("data")).contains("ui-marker-42"), () -> "the view took the agent's output: " + unread);
 
         Mcp.ok(aliceMcp, "session_send", "session", id, "text", "printf '\\033[31m%s\\033[0m\\n' COLOURED-$((1+1))");
         // read in one script: the renderer replaces row elements as it redraws
