@@ -3,6 +3,9 @@ package iristerm.cli;
 import iristerm.http.McpHttpServer;
 import iristerm.security.OriginPolicy;
 import iristerm.security.Tokens;
+import iristerm.ui.UiApi;
+import iristerm.ui.UiHandler;
+import iristerm.ui.UiLogins;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -115,6 +118,9 @@ final class ServeCommand implements Callable<Integer> {
         var iris = irisOptions.connect();
         ProcessPolicyDecision process = decide(loopback, iris != null);
         ServerRuntime runtime = new ServerRuntime(options, iris, process.on(), process.offReason());
+        UiLogins uiLogins = new UiLogins();
+        UiHandler ui = new UiHandler(new UiApi(runtime.assembly, runtime.sessions), runtime.sessions.changes(),
+                uiLogins, tokens);
         McpHttpServer http;
         try {
             http = McpHttpServer.start(new McpHttpServer.Config(host, port, tokens,
@@ -122,14 +128,16 @@ final class ServeCommand implements Callable<Integer> {
                             noAuth, maxBodyBytes, maxMcpSessions,
                             Duration.ofSeconds(mcpSessionIdleSeconds), McpHttpServer.DEFAULT_KEEP_ALIVE,
                             Duration.ofSeconds(headerTimeoutSeconds), Duration.ofSeconds(connectionIdleSeconds)),
-                    transport -> runtime.assembly.build(transport, false));
+                    transport -> runtime.assembly.build(transport, false), ui);
         } catch (RuntimeException e) {
+            ui.close();
             runtime.close();
             throw StartupError.listening(listen, e);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             LOG.info("shutting down: closing sessions and ending their processes");
+            ui.close();
             http.stop();
             runtime.close();
             stopped.countDown();
@@ -139,6 +147,7 @@ final class ServeCommand implements Callable<Integer> {
         if (shownToken != null) {
             printClientConfig(http.endpoint().toString(), shownToken);
         }
+        printSignIn(http.endpoint().resolve(UiHandler.PREFIX + "/").toString(), tokens, uiLogins);
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -171,6 +180,18 @@ final class ServeCommand implements Callable<Integer> {
         System.err.println("  {\"mcpServers\": {\"iris-terminal\": {\"type\": \"http\", \"url\": \"" + url
                 + "\", \"headers\": {\"Authorization\": \"Bearer " + token + "\"}}}}");
         System.err.println();
+    }
+
+    /** The browser view, and for each identity a one-time link that signs a browser in as it. */
+    private static void printSignIn(String page, Tokens tokens, UiLogins logins) {
+        if (tokens == null) {
+            System.err.println("Browser view (no sign-in, --no-auth): " + page);
+            return;
+        }
+        System.err.println("Browser view: " + page + " (sign in there with a token, or once with a link below)");
+        for (String identity : tokens.identities()) {
+            System.err.println("  sign in as " + identity + ": " + page + "signin?code=" + logins.issueCode(identity));
+        }
     }
 
     private static boolean isLoopback(String host) {

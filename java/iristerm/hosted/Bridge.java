@@ -1,5 +1,7 @@
 package iristerm.hosted;
 
+import java.util.function.Function;
+
 import org.slf4j.LoggerFactory;
 
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
@@ -42,6 +44,11 @@ public final class Bridge {
      * @return {@code {"status":n,"headers":{"Content-Type":"…",…},"body":"…"}}
      */
     public static String handle(String method, String headersJson, String body, String irisUser) {
+        return withServer(server -> server.handle(method, headersJson, body, irisUser));
+    }
+
+    /** The request answered by the server, or, when the server does not start, a 503 saying so. */
+    private static String withServer(Function<HostedServer, String> request) {
         HostedServer current;
         try {
             current = server();
@@ -53,7 +60,22 @@ public final class Bridge {
                             + "). An administrator should read the External Java Server's log; the next request "
                             + "tries again."));
         }
-        return current.handle(method, headersJson, body, irisUser);
+        return request.apply(current);
+    }
+
+    /**
+     * One request to the browser view (Terminal.REST's ui/ routes), answered whole like {@link #handle}: the
+     * page, its files, and its API, which follows output with bounded long-poll requests.
+     *
+     * @param method      GET or POST
+     * @param path        the URL below the web application, from {@code /ui} on
+     * @param query       the raw query string, or empty
+     * @param headersJson {@code {"Origin":"…","Host":"…"}} as the request had them
+     * @param irisUser    the authenticated IRIS user ($USERNAME)
+     * @return {@code {"status":n,"headers":{…},"body":"…"}}
+     */
+    public static String ui(String method, String path, String query, String headersJson, String irisUser) {
+        return withServer(server -> server.ui(method, path, query, headersJson, irisUser));
     }
 
     /**

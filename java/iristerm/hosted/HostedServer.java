@@ -22,6 +22,9 @@ import iristerm.mcp.Limits;
 import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.ServerContext;
 import iristerm.session.SessionManager;
+import iristerm.ui.BufferedUi;
+import iristerm.ui.UiApi;
+import iristerm.ui.Viewer;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
@@ -59,15 +62,19 @@ final class HostedServer implements AutoCloseable {
     private final StreamableCore core;
     private final ServerAssembly assembly;
     private final McpSyncServer mcp;
+    private final IrisPrivileges privileges;
+    private final BufferedUi ui;
 
     private HostedServer(HostedConfig config, SessionManager sessions, IrisCalls iris, StreamableCore core,
-            ServerAssembly assembly, McpSyncServer mcp) {
+            ServerAssembly assembly, McpSyncServer mcp, IrisPrivileges privileges) {
         this.config = config;
         this.sessions = sessions;
         this.iris = iris;
         this.core = core;
         this.assembly = assembly;
         this.mcp = mcp;
+        this.privileges = privileges;
+        this.ui = new BufferedUi(new UiApi(assembly, sessions), sessions.changes());
     }
 
     /**
@@ -89,7 +96,7 @@ final class HostedServer implements AutoCloseable {
             McpSyncServer mcp = assembly.build(core, true);
             log().info("IRIS-hosted MCP server ready (data in {}, process engine {})", config.dataDir(),
                     config.processEnabled() ? "enabled for holders of " + HostedProcessPolicy.RESOURCE + ":USE" : "off");
-            return new HostedServer(config, sessions, iris, core, assembly, mcp);
+            return new HostedServer(config, sessions, iris, core, assembly, mcp, privileges);
         } catch (RuntimeException e) {
             sessions.close();
             throw e;
@@ -115,22 +122,11 @@ final class HostedServer implements AutoCloseable {
                         + ". An administrator can allow a browser origin with -D" + HostedConfig.ORIGINS_PROPERTY
                         + "=<origin>[,...] on the External Java Server."));
             }
-            String caller;
-            try {
-                caller = callingUser();
-            } catch (RuntimeException e) {
-                log().warn("{} request claiming {}: could not ask IRIS who is calling: {}", method, irisUser, e.toString());
-                return answer(Reply.error(503, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: the Java bridge could not "
-                        + "ask IRIS which user is calling (" + e.getMessage() + "). An administrator should read the "
-                        + "External Java Server's log."));
+            Reply refused = refuseUnlessCalledBy(method, irisUser);
+            if (refused != null) {
+                return answer(refused);
             }
-            if (!caller.equals(irisUser)) {
-                log().warn("{} request claiming IRIS user {} came from a process of user {}; refused", method, irisUser,
-                        caller);
-                return answer(Reply.error(403, ErrorCodes.INVALID_REQUEST, "IRIS Terminal: this request names IRIS user "
-                        + irisUser + " but comes from a process of user " + (caller.isEmpty() ? "(none)" : caller)
-                        + "; the bridge serves only requests that Terminal.REST passes on for the user it authenticated."));
-            }
+            String caller = irisUser;
             BufferedExchange exchange = new BufferedExchange(method, headers,
                     body == null ? null : body.getBytes(StandardCharsets.UTF_8), caller);
             core.handle(exchange);
@@ -146,6 +142,52 @@ final class HostedServer implements AutoCloseable {
             return answer(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: internal error in the Java bridge ("
                     + e + "). An administrator should read the External Java Server's log."));
         }
+    }
+
+    /**
+     * One request to the browser view (Terminal.REST's ui/ routes) for {@code irisUser}, whom IRIS's web
+     * application authenticated: holders of %Admin_Manage:USE see and act on every session, others on their own.
+     *
+     * @param path  the URL below the web application, from {@code /ui} on
+     * @param query the raw query string, or empty
+     */
+    String ui(String method, String path, String query, String headersJson, String irisUser) {
+        try {
+            Map<String, String> headers = headers(headersJson);
+            Reply refused = refuseUnlessCalledBy(method, irisUser);
+            if (refused != null) {
+                return answer(refused);
+            }
+            Viewer viewer = new Viewer(irisUser, privileges.holds("%Admin_Manage", "USE"));
+            return answer(ui.handle(viewer, method, path, query, headers.get("Origin"), headers.get("Host")));
+        } catch (BadHeaders e) {
+            return answer(Reply.error(400, ErrorCodes.INVALID_REQUEST, e.getMessage()));
+        } catch (RuntimeException e) {
+            log().error("{} {} of {} failed", method, path, irisUser, e);
+            return answer(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: internal error in the Java bridge ("
+                    + e + "). An administrator should read the External Java Server's log."));
+        }
+    }
+
+    /** Null when the IRIS process calling is {@code irisUser}'s, the one Terminal.REST names; else the refusal. */
+    private Reply refuseUnlessCalledBy(String method, String irisUser) {
+        String caller;
+        try {
+            caller = callingUser();
+        } catch (RuntimeException e) {
+            log().warn("{} request claiming {}: could not ask IRIS who is calling: {}", method, irisUser, e.toString());
+            return Reply.error(503, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: the Java bridge could not "
+                    + "ask IRIS which user is calling (" + e.getMessage() + "). An administrator should read the "
+                    + "External Java Server's log.");
+        }
+        if (!caller.equals(irisUser)) {
+            log().warn("{} request claiming IRIS user {} came from a process of user {}; refused", method, irisUser,
+                    caller);
+            return Reply.error(403, ErrorCodes.INVALID_REQUEST, "IRIS Terminal: this request names IRIS user "
+                    + irisUser + " but comes from a process of user " + (caller.isEmpty() ? "(none)" : caller)
+                    + "; the bridge serves only requests that Terminal.REST passes on for the user it authenticated.");
+        }
+        return null;
     }
 
     /**

@@ -123,11 +123,18 @@ public final class McpHttpServer implements AutoCloseable {
      */
     public static McpHttpServer start(Config config,
             Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory) {
-        return start(config, serverFactory, System::nanoTime);
+        return start(config, serverFactory, System::nanoTime, null);
+    }
+
+    /** As above, also serving {@code ui} (the browser view, its own authentication) under {@code /ui}. */
+    public static McpHttpServer start(Config config,
+            Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory, HttpHandler ui) {
+        return start(config, serverFactory, System::nanoTime, ui);
     }
 
     static McpHttpServer start(Config config,
-            Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory, LongSupplier nanoClock) {
+            Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory, LongSupplier nanoClock,
+            HttpHandler ui) {
         McpJsonMapper json = Json.MCP;
         StreamableCore transport = new StreamableCore(json, config.maxBodyBytes(), config.maxSessionsPerIdentity(),
                 config.sessionIdleTimeout(), nanoClock);
@@ -143,6 +150,7 @@ public final class McpHttpServer implements AutoCloseable {
                     }
                     : new BearerAuth(config.tokens(), endpoint);
             HttpHandler guarded = new OriginGuard(config.originPolicy(), identified);
+            HttpHandler uiGuarded = ui == null ? null : new OriginGuard(config.originPolicy(), ui);
             // A refused body is still read, and discarded, up to this much: a client that is still
             // sending then reads the 413 instead of a connection reset. Beyond it the connection is cut.
             long drainedBodyBytes = 2L * config.maxBodyBytes();
@@ -158,6 +166,8 @@ public final class McpHttpServer implements AutoCloseable {
                         exchange.setMaxEntitySize(drainedBodyBytes);
                         if (ENDPOINT_PATH.equals(exchange.getRequestPath())) {
                             guarded.handleRequest(exchange);
+                        } else if (uiGuarded != null && (exchange.getRequestPath() + "/").startsWith("/ui/")) {
+                            uiGuarded.handleRequest(exchange);
                         } else {
                             Responses.error(exchange, 404, ErrorCodes.INVALID_REQUEST,
                                     "Not found; the MCP endpoint is " + ENDPOINT_PATH);

@@ -153,10 +153,28 @@ public final class ServerAssembly implements AutoCloseable {
     }
 
     private McpSchema.CallToolResult call(ToolSpec t, McpSyncServerExchange exchange, McpSchema.CallToolRequest req) {
-        Caller caller = Caller.of(exchange, ctx.localIdentity())
-                .withProgress(CallProgress.of(progress, exchange, req));
+        return run(t, Caller.of(exchange, ctx.localIdentity()).withProgress(CallProgress.of(progress, exchange, req)),
+                req.arguments());
+    }
+
+    /**
+     * Runs a tool for {@code identity} outside MCP (the browser view's Interrupt, Close and session list), through
+     * the very handler and error mapping an MCP call gets, so the same ownership rules and messages apply.
+     */
+    public McpSchema.CallToolResult callAs(String identity, String tool, Map<String, Object> arguments) {
+        ToolSpec t = tools.stream().filter(x -> x.name().equals(tool)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no tool " + tool));
+        return run(t, new Caller(identity, null, CallProgress.NONE), arguments);
+    }
+
+    /** A session as session_list shows it, for a view of other identities' sessions (an administrator's). */
+    public Map<String, Object> describe(Session s) {
+        return SessionTools.row(s);
+    }
+
+    private McpSchema.CallToolResult run(ToolSpec t, Caller caller, Map<String, Object> arguments) {
         try {
-            Answer a = t.handler().call(caller, new Args(req.arguments()));
+            Answer a = t.handler().call(caller, new Args(arguments));
             return McpSchema.CallToolResult.builder()
                     .structuredContent(a.structured())
                     .addTextContent(a.text())

@@ -258,6 +258,18 @@ final class SessionTools {
         });
     }
 
+    /** One session as session_list shows it. */
+    static Map<String, Object> row(Session s) {
+        SessionMeta m = s.meta();
+        return Results.map("session", s.id(), "kind", m.kind(), "name", m.name(), "state", s.state().name(),
+                "pid", s.pid() > 0 ? s.pid() : null, "namespace", m.namespace(), "command", m.command(),
+                "owner", m.owner(), "created", java.time.Instant.ofEpochMilli(m.created()).toString(),
+                "last_activity", java.time.Instant.ofEpochMilli(s.lastActivity()).toString(),
+                "bytes", s.bytes(), "exit_code", s.exitCode(), "signal", s.exitSignal(),
+                "instance", s.engine() instanceof IrisEngine iris && !iris.instance().isEmpty()
+                        ? iris.instance() : null);
+    }
+
     private ToolSpec list() {
         return new ToolSpec("session_list", "List sessions", ToolSpec.Hints.READS, "List your sessions (live and ended), or one of them.", """
                 {"type": "object", "properties": {"session": {"type": "string"}}, "additionalProperties": false}""", """
@@ -273,17 +285,10 @@ final class SessionTools {
             List<Map<String, Object>> rows = new ArrayList<>();
             StringBuilder text = new StringBuilder();
             for (Session s : found) {
-                SessionMeta m = s.meta();
-                String state = s.state().name();
-                rows.add(Results.map("session", s.id(), "kind", m.kind(), "name", m.name(), "state", state,
-                        "pid", s.pid() > 0 ? s.pid() : null, "namespace", m.namespace(), "command", m.command(),
-                        "owner", m.owner(), "created", java.time.Instant.ofEpochMilli(m.created()).toString(),
-                        "last_activity", java.time.Instant.ofEpochMilli(s.lastActivity()).toString(),
-                        "bytes", s.bytes(), "exit_code", s.exitCode(), "signal", s.exitSignal(),
-                        "instance", s.engine() instanceof IrisEngine iris && !iris.instance().isEmpty()
-                                ? iris.instance() : null));
-                text.append(s.id()).append("  ").append(m.kind()).append("  ").append(state).append("  ")
-                        .append(m.name()).append('\n');
+                Map<String, Object> row = row(s);
+                rows.add(row);
+                text.append(s.id()).append("  ").append(row.get("kind")).append("  ").append(row.get("state"))
+                        .append("  ").append(row.get("name")).append('\n');
             }
             return new Answer(Results.map("sessions", rows), text.isEmpty() ? "no sessions" : text.toString());
         });

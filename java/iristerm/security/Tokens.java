@@ -146,6 +146,11 @@ public final class Tokens {
         return new StoredToken(token, file, false);
     }
 
+    /** Every identity that holds a token, in file order (each once). */
+    public List<String> identities() {
+        return entries.stream().map(Entry::identity).distinct().toList();
+    }
+
     /** The identity owning {@code presented}, if it is a valid token. */
     public Optional<String> identityOf(String presented) {
         if (presented == null) {

@@ -52,9 +52,11 @@ public final class SessionManager implements AutoCloseable {
         return t;
     });
     private final SecureRandom random = new SecureRandom();
+    private final SessionChanges changes = new SessionChanges();
     private final Session.Listener listener = new Session.Listener() {
         @Override
         public void output(Session s) {
+            changes.changed();
             if (s.notifying() && notifyScheduled.putIfAbsent(s.id(), Boolean.TRUE) == null) {
                 later(() -> push(() -> pushOutput(s)), NOTIFY_COALESCE_MILLIS);
             }
@@ -62,6 +64,7 @@ public final class SessionManager implements AutoCloseable {
 
         @Override
         public void exited(Session s) {
+            changes.changed();
             later(() -> onExit(s), 0);
         }
     };
@@ -99,6 +102,11 @@ public final class SessionManager implements AutoCloseable {
 
     public Config config() {
         return config;
+    }
+
+    /** Moves whenever a session opens, writes or ends: what a live list of sessions waits on. */
+    public SessionChanges changes() {
+        return changes;
     }
 
     /** Sessions of an earlier run: their processes are gone, their transcripts remain readable. */
@@ -154,6 +162,7 @@ public final class SessionManager implements AutoCloseable {
             throw e;
         }
         sessions.put(id, session);
+        changes.changed();
         LOG.info("session {} opened for {}: {} {}", id, owner, meta.kind(), meta.command());
         return session;
     }
@@ -195,6 +204,13 @@ public final class SessionManager implements AutoCloseable {
                 out.add(s);
             }
         }
+        out.sort(Comparator.comparingLong((Session s) -> s.meta().created()));
+        return out;
+    }
+
+    /** Every owner's sessions, oldest first: for an administrator's view (IRIS-hosted, %Admin_Manage:USE). */
+    public List<Session> all() {
+        List<Session> out = new ArrayList<>(sessions.values());
         out.sort(Comparator.comparingLong((Session s) -> s.meta().created()));
         return out;
     }

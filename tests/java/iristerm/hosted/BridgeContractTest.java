@@ -59,6 +59,7 @@ class BridgeContractTest {
         assertTrue(calls.stream().anyMatch(c -> c.method().equals("handle") && c.arity() == 4), calls::toString);
         assertTrue(calls.stream().anyMatch(c -> c.method().equals("doctor") && c.arity() == 0), calls::toString);
         assertTrue(calls.stream().anyMatch(c -> c.method().equals("probe") && c.arity() == 0), calls::toString);
+        assertTrue(calls.stream().anyMatch(c -> c.method().equals("ui") && c.arity() == 5), calls::toString);
         for (Call c : calls) {
             Method found = Arrays.stream(Bridge.class.getMethods())
                     .filter(m -> m.getName().equals(c.method()) && m.getParameterCount() == c.arity())
@@ -151,5 +152,47 @@ class BridgeContractTest {
         assertTrue(body.find(), "Terminal.Gateway must have BridgeJVMArgs()");
         assertTrue(body.group(1).contains("..Property(\"" + HostedConfig.DATA_DIR_PROPERTY + "\","), body.group(1));
         assertTrue(body.group(1).contains("..Property(\"org.slf4j.simpleLogger.logFile\","), body.group(1));
+    }
+    /** {@code Do ..Relay("Ui", a, b, …)} in Terminal.REST: a Terminal.Gateway class method and its arguments. */
+    private static final Pattern RELAY = Pattern.compile("\\.\\.Relay\\(\"(\\w+)\"((?:,[^,()]+(?:\\([^)]*\\))?)*)\\)");
+
+    /** Terminal.REST relays each route to a Terminal.Gateway class method that takes as many arguments as it passes. */
+    @Test
+    void everyRelayedGatewayMethodTakesTheArgumentsPassed() throws Exception {
+        String gateway = Files.readString(CLS.resolve("Gateway.cls"));
+        Matcher m = RELAY.matcher(Files.readString(CLS.resolve("REST.cls")));
+        List<String> relayed = new ArrayList<>();
+        while (m.find()) {
+            int passed = m.group(2).isEmpty() ? 0 : m.group(2).substring(1).split(",(?![^(]*\\))").length;
+            Matcher declared = Pattern.compile("ClassMethod " + m.group(1) + "\\(([^)]*)\\)").matcher(gateway);
+            assertTrue(declared.find(), "Terminal.REST relays to Terminal.Gateway." + m.group(1) + ", which does not exist");
+            int params = declared.group(1).isBlank() ? 0 : declared.group(1).split(",").length;
+            assertEquals(params, passed, "Terminal.Gateway." + m.group(1) + " takes " + params + " arguments, "
+                    + "Terminal.REST passes " + passed);
+            relayed.add(m.group(1));
+        }
+        assertTrue(relayed.containsAll(List.of("Call", "Ui")), "Terminal.REST relays " + relayed);
+    }
+
+    /** {@code <Route Url="…" Method="…" Call="Ui"…/>} */
+    private static final Pattern UI_ROUTE = Pattern.compile("<Route Url=\"([^\"]+)\" Method=\"(\\w+)\" Call=\"Ui\"");
+
+    /**
+     * Every address the page uses (its files, its API) reaches the bridge through a route of Terminal.REST:
+     * %CSP.REST turns each {@code :name} of a route's Url into one path segment.
+     */
+    @Test
+    void terminalRestRoutesEveryAddressOfTheView() throws Exception {
+        String rest = Files.readString(CLS.resolve("REST.cls"));
+        List<String> routes = new ArrayList<>();
+        Matcher m = UI_ROUTE.matcher(rest);
+        while (m.find()) {
+            routes.add(m.group(2) + " " + m.group(1).replaceAll(":\\w+", "[^/]+"));
+        }
+        for (String address : List.of("GET /ui", "GET /ui/", "GET /ui/app.js", "GET /ui/app.css", "GET /ui/vendor/xterm.js",
+                "GET /ui/vendor/xterm.css", "GET /ui/api/sessions", "GET /ui/api/sessions/ab12/output",
+                "POST /ui/api/sessions/ab12/interrupt", "POST /ui/api/sessions/ab12/close")) {
+            assertTrue(routes.stream().anyMatch(address::matches), address + " has no route among " + routes);
+        }
     }
 }

@@ -2,6 +2,7 @@ package iristerm.hosted;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -484,5 +485,99 @@ class BridgeTest {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> HostedConfig.from(props::get, Map.<String, String>of()::get));
         assertTrue(e.getMessage().contains("Terminal.Gateway).Define()"), e.getMessage());
+    }
+
+    // ---- the browser view (Terminal.REST's ui/ routes) --------------------------------------------
+
+    private static final Map<String, String> PAGE = Map.of("Origin", "https://iris.example.com", "Host", "iris.example.com");
+
+    private Answer ui(String user, String method, String path, String query, Map<String, String> headers) throws Exception {
+        String headersJson = JSON.writeValueAsString(headers);
+        return parse(gateway.call(user, thread -> Bridge.ui(method, path, query, headersJson, user)));
+    }
+
+    /** The session ids a user's browser view lists. */
+    private List<String> listed(String user) throws Exception {
+        Answer list = ui(user, "GET", "/ui/api/sessions", "", Map.of());
+        assertEquals(200, list.status(), list.body());
+        assertNotNull(list.header("X-Sessions-Version"), list.headers()::toString);
+        List<String> ids = new ArrayList<>();
+        JSON.readTree(list.body()).path("sessions").forEach(r -> ids.add(r.path("session").asString()));
+        return ids;
+    }
+
+    /** Opens the user's default iris session with one command; returns its id. */
+    private String irisSession(String user, String code) throws Exception {
+        String mcp = open(user);
+        JsonNode executed = tool(user, mcp, 3, "iris_execute", "{\"code\":\"" + code + "\"}");
+        assertFalse(executed.path("isError").asBoolean(), executed::toString);
+        return executed.path("structuredContent").path("session").asString();
+    }
+
+    @Test
+    void theHostedViewIsTheSamePageFollowingWithRequests() throws Exception {
+        Answer page = ui("alice", "GET", "/ui/", "", Map.of());
+        assertEquals(200, page.status(), page.body());
+        assertTrue(page.header("Content-Type").startsWith("text/html"), page.headers()::toString);
+        assertTrue(page.body().contains("<body data-follow=\"poll\">"), page.body());
+        assertTrue(page.header("Content-Security-Policy").contains("default-src 'self'"), page.headers()::toString);
+        Answer bare = ui("alice", "GET", "/ui", "", Map.of());
+        assertEquals(303, bare.status());
+        assertEquals("ui/", bare.header("Location"), "the page's addresses are relative to ui/");
+        Answer script = ui("alice", "GET", "/ui/vendor/xterm.js", "", Map.of());
+        assertEquals(200, script.status());
+        assertTrue(script.body().length() > 100_000, "xterm.js crosses whole");
+        assertEquals(404, ui("alice", "GET", "/ui/login", "", Map.of()).status(), "IRIS signs browsers in, not a form");
+    }
+
+    @Test
+    void eachUserSeesTheirOwnSessionsAndAnAdministratorEveryones() throws Exception {
+        String alices = irisSession("alice", "write \\\"from-alice\\\"");
+        String bobs = irisSession("bob", "write 2");
+        gateway.admins.add("carol");
+        assertEquals(List.of(alices), listed("alice"));
+        assertEquals(List.of(bobs), listed("bob"));
+        assertTrue(listed("carol").containsAll(List.of(alices, bobs)), "an administrator sees every session");
+
+        Answer output = ui("alice", "GET", "/ui/api/sessions/" + alices + "/output", "from=0", Map.of());
+        assertEquals(200, output.status(), output.body());
+        JsonNode chunk = JSON.readTree(output.body());
+        String text = new String(java.util.Base64.getDecoder().decode(chunk.path("b64").asString()),
+                java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(text.contains("from-alice"), text);
+        assertEquals(chunk.path("next").asLong(), chunk.path("from").asLong() + text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+
+        assertEquals(404, ui("bob", "GET", "/ui/api/sessions/" + alices + "/output", "from=0", Map.of()).status());
+        assertEquals(409, ui("bob", "POST", "/ui/api/sessions/" + alices + "/close", "", PAGE).status());
+        assertEquals(403, ui("alice", "POST", "/ui/api/sessions/" + alices + "/interrupt", "",
+                Map.of("Origin", "https://elsewhere.example.com", "Host", "iris.example.com")).status(),
+                "a POST from another page is refused");
+        assertEquals(200, ui("carol", "GET", "/ui/api/sessions/" + alices + "/output", "from=0", Map.of()).status());
+        Answer closed = ui("carol", "POST", "/ui/api/sessions/" + alices + "/close", "", PAGE);
+        assertEquals(200, closed.status(), closed.body());
+        assertTrue(listed("alice").contains(alices), "a closed session stays listed, as ended");
+        Answer ownClose = ui("bob", "POST", "/ui/api/sessions/" + bobs + "/close", "", PAGE);
+        assertEquals(200, ownClose.status(), ownClose.body());
+    }
+
+    @Test
+    @Timeout(60)
+    void aListRequestWaitsUntilSomethingChanges() throws Exception {
+        String alices = irisSession("alice", "write 1");
+        Answer first = ui("alice", "GET", "/ui/api/sessions", "", Map.of());
+        String version = first.header("X-Sessions-Version");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Answer> waiting = pool.submit(() -> ui("alice", "GET", "/ui/api/sessions", "since=" + version, Map.of()));
+            // the request is still waiting: nothing changed yet (its bound is 20 s)
+            assertThrows(java.util.concurrent.TimeoutException.class, () -> waiting.get(1, TimeUnit.SECONDS));
+            irisSession("alice", "write 2");
+            Answer changed = waiting.get(15, TimeUnit.SECONDS);
+            assertEquals(200, changed.status(), changed.body());
+            assertNotEquals(version, changed.header("X-Sessions-Version"));
+            assertTrue(changed.body().contains(alices), changed.body());
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }

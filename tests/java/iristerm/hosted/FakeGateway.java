@@ -24,6 +24,8 @@ final class FakeGateway implements IrisCalls, IrisPrivileges {
     private final ThreadLocal<FakeIrisCalls> connection = new ThreadLocal<>();
     /** Users holding %IRISTerminal_OS:USE. */
     final Set<String> osUsers = ConcurrentHashMap.newKeySet();
+    /** Users holding %Admin_Manage:USE. */
+    final Set<String> admins = ConcurrentHashMap.newKeySet();
     /** Every thread IRIS was called back on, in order. */
     final List<Thread> callbacks = new CopyOnWriteArrayList<>();
     /** How often a privilege was checked. */
@@ -40,7 +42,8 @@ final class FakeGateway implements IrisCalls, IrisPrivileges {
         AtomicReference<String> answer = new AtomicReference<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread gateway = new Thread(() -> {
-            connection.set(instance.asUser(user));
+            // an administrator here is one in IRIS too: the fake instance lets it touch any session
+            connection.set(admins.contains(user) ? instance.asAdmin(user) : instance.asUser(user));
             try {
                 answer.set(request.run(Thread.currentThread()));
             } catch (Throwable t) {
@@ -93,6 +96,8 @@ final class FakeGateway implements IrisCalls, IrisPrivileges {
     public boolean holds(String resource, String permission) {
         FakeIrisCalls c = here();
         privilegeChecks.incrementAndGet();
-        return HostedProcessPolicy.RESOURCE.equals(resource) && "USE".equals(permission) && osUsers.contains(c.user());
+        Set<String> holders = HostedProcessPolicy.RESOURCE.equals(resource) ? osUsers
+                : "%Admin_Manage".equals(resource) ? admins : Set.of();
+        return "USE".equals(permission) && holders.contains(c.user());
     }
 }

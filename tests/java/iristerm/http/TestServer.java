@@ -80,7 +80,7 @@ final class TestServer implements AutoCloseable {
         McpHttpServer.Config config = new McpHttpServer.Config("127.0.0.1", 0, tokens,
                 OriginPolicy.forListenHost("127.0.0.1", List.of(ALLOWED_ORIGIN)), false, MAX_BODY, MAX_SESSIONS, IDLE,
                 KEEP_ALIVE, HEADER_TIMEOUT, CONNECTION_IDLE);
-        server = McpHttpServer.start(config, this::buildServer, clock::get);
+        server = McpHttpServer.start(config, this::buildServer, clock::get, null);
     }
 
     /** Alice and Bob, from a tokens file. */

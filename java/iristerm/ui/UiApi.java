@@ -1,0 +1,146 @@
+package iristerm.ui;
+
+import io.modelcontextprotocol.spec.McpSchema;
+import iristerm.http.Reply;
+import iristerm.mcp.Json;
+import iristerm.mcp.ServerAssembly;
+import iristerm.session.Session;
+import iristerm.session.SessionException;
+import iristerm.session.SessionManager;
+import iristerm.session.Signal;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the browser view asks of the server, whatever carries the request: the caller's sessions,
+ * a session's output, Interrupt and Close. Listing and both actions run the MCP tools' own handlers
+ * ({@code session_list}, {@code session_signal}, {@code session_close}) as the caller, so a browser can
+ * see and do exactly what that identity's agent could.
+ */
+public final class UiApi {
+    private final ServerAssembly tools;
+    private final SessionManager sessions;
+
+    public UiApi(ServerAssembly tools, SessionManager sessions) {
+        this.tools = tools;
+        this.sessions = sessions;
+    }
+
+    /**
+     * session_list's answer for the viewer, and for one who sees all every other owner's sessions too, as a
+     * {@code sessions} event's JSON.
+     */
+    String sessionsJson(Viewer viewer) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", "sessions");
+        McpSchema.CallToolResult r = tools.callAs(viewer.identity(), "session_list", Map.of());
+        List<Object> rows = new ArrayList<>();
+        if (Boolean.TRUE.equals(r.isError())) {
+            m.put("error", text(r));
+        } else {
+            rows.addAll((List<?>) ((Map<?, ?>) r.structuredContent()).get("sessions"));
+        }
+        for (Session s : othersSeenBy(viewer)) {
+            rows.add(tools.describe(s));
+        }
+        m.put("sessions", rows);
+        return Json.MAPPER.writeValueAsString(m);
+    }
+
+    /**
+     * Other identities' sessions this viewer sees: none, or every one for an administrator. They are not
+     * reached through the tools: a tool run as their owner would first take up that owner's sessions in IRIS
+     * through the administrator's connection, which finds none and would keep the owner's own call from doing it.
+     */
+    private List<Session> othersSeenBy(Viewer viewer) {
+        return viewer.seesAll()
+                ? sessions.all().stream().filter(s -> !s.meta().owner().equals(viewer.identity())).toList()
+                : List.of();
+    }
+
+    /** The viewer's session, found as the tools find it (another identity's is not found), or an administrator's pick. */
+    Session session(Viewer viewer, String id) {
+        for (Session s : othersSeenBy(viewer)) {
+            if (s.id().equals(id)) {
+                return s;
+            }
+        }
+        return sessions.get(viewer.identity(), id);
+    }
+
+    /**
+     * Interrupt (INT) or Close: on the viewer's own session through the tools, as its agent would; on another
+     * owner's (an administrator, who IRIS also lets act on it) through the same session calls the tools make.
+     */
+    Reply act(Viewer viewer, String id, String action) {
+        if (!action.equals("interrupt") && !action.equals("close")) {
+            return error(404, "no action '" + action + "'; the actions are interrupt and close");
+        }
+        Session other = othersSeenBy(viewer).stream().filter(s -> s.id().equals(id)).findFirst().orElse(null);
+        if (other != null) {
+            try {
+                if (action.equals("interrupt")) {
+                    other.signal(Signal.INT);
+                } else {
+                    // ends it as session_close does, leaving its unread output to its agent
+                    other.terminate(false, sessions.config().defaultGraceMillis());
+                }
+            } catch (SessionException e) {
+                return error(409, e.getMessage());
+            }
+            return done((action.equals("interrupt") ? "sent INT to" : "closed") + " session " + id + " of "
+                    + other.meta().owner());
+        }
+        McpSchema.CallToolResult r = action.equals("interrupt")
+                ? tools.callAs(viewer.identity(), "session_signal", Map.of("session", id, "signal", "INT"))
+                : tools.callAs(viewer.identity(), "session_close", Map.of("session", id));
+        return Boolean.TRUE.equals(r.isError()) ? error(409, text(r)) : done(text(r));
+    }
+
+    private static Reply done(String message) {
+        return Reply.json(200, Json.MAPPER.writeValueAsString(Map.of("ok", true, "message", message)));
+    }
+
+    /**
+     * One page of a session's output from {@code from} (-1: the transcript's last part), waiting up to
+     * {@code waitMillis} for some: how a page that cannot hold a stream open (the IRIS-hosted one) follows it.
+     */
+    Reply output(Viewer viewer, String id, long from, long waitMillis) {
+        Session s;
+        try {
+            s = session(viewer, id);
+        } catch (SessionException e) {
+            return error(404, e.getMessage());
+        }
+        return Reply.json(200, SessionOutput.next(s, from < 0 ? SessionOutput.start(s) : from, waitMillis).json());
+    }
+
+    /**
+     * A refusal unless {@code origin} names the very host the request was sent to ({@code Host}): a state
+     * change must come from the view's own page, not from any other page the browser has open. Null when it does.
+     */
+    static Reply foreignOrigin(String origin, String host) {
+        int scheme = origin == null ? -1 : origin.indexOf("://");
+        if (scheme > 0 && host != null && origin.substring(scheme + 3).equalsIgnoreCase(host)) {
+            return null;
+        }
+        return error(403, "Origin " + origin + " may not change anything here: use the view's own page");
+    }
+
+    static Reply error(int status, String message) {
+        return Reply.json(status, Json.MAPPER.writeValueAsString(Map.of("error", message)));
+    }
+
+    private static String text(McpSchema.CallToolResult r) {
+        StringBuilder b = new StringBuilder();
+        for (McpSchema.Content c : r.content()) {
+            if (c instanceof McpSchema.TextContent t) {
+                b.append(t.text());
+            }
+        }
+        return b.toString();
+    }
+}

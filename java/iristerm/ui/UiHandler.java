@@ -1,0 +1,312 @@
+package iristerm.ui;
+
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.server.handlers.Cookie;
+import io.undertow.util.Headers;
+import io.undertow.util.HttpString;
+import io.undertow.util.Methods;
+import iristerm.http.Reply;
+import iristerm.http.SseFormat;
+import iristerm.security.Tokens;
+import iristerm.session.Session;
+import iristerm.session.SessionChanges;
+import iristerm.session.SessionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Deque;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The browser view on the standalone server's listener, under {@value #PREFIX}: sign-in, the page and its
+ * files, the live session list and output streams (server-sent events), and Interrupt/Close. Every route
+ * but the login page and sign-in needs a login cookie ({@link UiLogins}); {@code /mcp} never looks at it.
+ * The server's {@code Host}/{@code Origin} guard runs before this handler; state-changing requests must
+ * moreover come from the page itself (an {@code Origin} equal to this server's own).
+ */
+public final class UiHandler implements HttpHandler, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(UiHandler.class);
+    public static final String PREFIX = "/ui";
+    /** an idle stream gets a comment this often, which also notices a browser that went away */
+    private static final long KEEPALIVE_MILLIS = 15_000;
+    /** a burst of changes (output pouring out) is gathered for this long into one list update */
+    private static final long LIST_COALESCE_MILLIS = 250;
+    /** streams open at once, all browsers together; each holds a thread */
+    private static final int MAX_STREAMS = 64;
+    private static final int MAX_FORM_BYTES = 4096;
+    private static final Pattern SESSION_ROUTE = Pattern.compile("/ui/api/sessions/([A-Za-z0-9._-]{1,64})/(output|interrupt|close)");
+
+    private final UiApi api;
+    private final SessionChanges changes;
+    private final UiLogins logins;
+    private final Tokens tokens;
+    private final UiAssets assets = new UiAssets();
+    private final Semaphore streams = new Semaphore(MAX_STREAMS);
+    private final ExecutorService streamThreads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "ui-stream");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** @param tokens the bearer tokens a browser may sign in with; null when the server runs without authentication */
+    public UiHandler(UiApi api, SessionChanges changes, UiLogins logins, Tokens tokens) {
+        this.api = api;
+        this.changes = changes;
+        this.logins = logins;
+        this.tokens = tokens;
+    }
+
+    @Override
+    public void handleRequest(HttpServerExchange exchange) throws Exception {
+        String path = exchange.getRequestPath();
+        boolean get = Methods.GET.equals(exchange.getRequestMethod());
+        boolean post = Methods.POST.equals(exchange.getRequestMethod());
+        if (path.equals(PREFIX)) {
+            redirect(exchange, PREFIX + "/");
+        } else if (path.equals(PREFIX + "/login") && get) {
+            page(exchange, 200, "/ui/login");
+        } else if (path.equals(PREFIX + "/signin") && get) {
+            signIn(exchange, logins.redeem(first(exchange, "code")));
+        } else if (path.equals(PREFIX + "/signin") && post) {
+            if (sameOrigin(exchange)) {
+                exchange.getRequestReceiver().receiveFullString((ex, body) -> signIn(ex, tokenOf(body)),
+                        (ex, e) -> send(ex, UiApi.error(400, "the sign-in form could not be read")), StandardCharsets.UTF_8);
+            }
+        } else {
+            Optional<String> identity = identity(exchange);
+            if (identity.isEmpty()) {
+                refuse(exchange, path);
+            } else if (path.equals(PREFIX + "/signout") && post) {
+                if (sameOrigin(exchange)) {
+                    logins.logout(cookie(exchange));
+                    exchange.getResponseHeaders().add(Headers.SET_COOKIE, cookieHeader("", 0));
+                    redirect(exchange, PREFIX + "/login");
+                }
+            } else if (path.equals(PREFIX + "/api/sessions") && get) {
+                stream(exchange, out -> listFeed(Viewer.own(identity.get()), out));
+            } else {
+                authenticated(exchange, identity.get(), path, get, post);
+            }
+        }
+    }
+
+    private void authenticated(HttpServerExchange exchange, String identity, String path, boolean get, boolean post) {
+        Viewer viewer = Viewer.own(identity);
+        Matcher m = SESSION_ROUTE.matcher(path);
+        if (m.matches() && m.group(2).equals("output") && get) {
+            Session s;
+            try {
+                s = api.session(viewer, m.group(1));
+            } catch (SessionException e) {
+                send(exchange, UiApi.error(404, e.getMessage()));
+                return;
+            }
+            long from = resumeAt(exchange, s);
+            stream(exchange, out -> outputFeed(s, from, out));
+        } else if (m.matches() && !m.group(2).equals("output") && post) {
+            if (sameOrigin(exchange)) {
+                String id = m.group(1);
+                String action = m.group(2);
+                // the tools may wait (close drains the session): off the I/O thread
+                exchange.dispatch(() -> send(exchange, api.act(viewer, id, action)));
+            }
+        } else if (get && assets.get(path) != null) {
+            page(exchange, 200, path);
+        } else {
+            send(exchange, UiApi.error(404, "no page " + path + " here; the view is at " + PREFIX + "/"));
+        }
+    }
+
+    // ---- sign-in ------------------------------------------------------------------------------
+
+    private Optional<String> identity(HttpServerExchange exchange) {
+        if (tokens == null) {
+            return Optional.of(Tokens.DEFAULT_IDENTITY);
+        }
+        return logins.identityOf(cookie(exchange));
+    }
+
+    private static String cookie(HttpServerExchange exchange) {
+        Cookie c = exchange.getRequestCookie(UiLogins.COOKIE);
+        return c == null ? null : c.getValue();
+    }
+
+    private Optional<String> tokenOf(String form) {
+        if (tokens == null || form.length() > MAX_FORM_BYTES) {
+            return Optional.empty();
+        }
+        for (String pair : form.split("&")) {
+            if (pair.startsWith("token=")) {
+                return tokens.identityOf(URLDecoder.decode(pair.substring(6), StandardCharsets.UTF_8).strip());
+            }
+        }
+        return Optional.empty();
+    }
+
+    private void signIn(HttpServerExchange exchange, Optional<String> identity) {
+        if (identity.isEmpty()) {
+            LOG.info("browser sign-in refused (unknown or spent code, or wrong token)");
+            page(exchange, 401, "/ui/login");
+            return;
+        }
+        exchange.getResponseHeaders().add(Headers.SET_COOKIE,
+                cookieHeader(logins.login(identity.get()), UiLogins.LOGIN_MILLIS / 1000));
+        LOG.info("browser signed in as {}", identity.get());
+        redirect(exchange, PREFIX + "/");
+    }
+
+    /** HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it; Path=/ui: /mcp never gets it. */
+    private static String cookieHeader(String value, long maxAgeSeconds) {
+        return UiLogins.COOKIE + "=" + value + "; Path=" + PREFIX + "; HttpOnly; SameSite=Strict; Max-Age=" + maxAgeSeconds;
+    }
+
+    /** Pages get the login page (401); everything else a 401 with what to do. */
+    private void refuse(HttpServerExchange exchange, String path) {
+        if (path.equals(PREFIX + "/")) {
+            page(exchange, 401, "/ui/login");
+        } else {
+            send(exchange, UiApi.error(401, "sign in first: open the sign-in link the server printed at start, "
+                    + "or " + PREFIX + "/login with your token"));
+        }
+    }
+
+    /** A state change must come from this server's own page: see {@link UiApi#foreignOrigin}. */
+    private static boolean sameOrigin(HttpServerExchange exchange) {
+        Reply refused = UiApi.foreignOrigin(exchange.getRequestHeaders().getFirst(Headers.ORIGIN),
+                exchange.getRequestHeaders().getFirst(Headers.HOST));
+        if (refused != null) {
+            send(exchange, refused);
+        }
+        return refused == null;
+    }
+
+    // ---- streams ------------------------------------------------------------------------------
+
+    @FunctionalInterface
+    private interface Feed {
+        void run(OutputStream out) throws IOException, InterruptedException;
+    }
+
+    private void stream(HttpServerExchange exchange, Feed feed) {
+        if (!streams.tryAcquire()) {
+            send(exchange, UiApi.error(503, "too many open views (" + MAX_STREAMS + "); close a browser tab and reload"));
+            return;
+        }
+        exchange.dispatch(streamThreads, () -> {
+            try {
+                exchange.startBlocking();
+                exchange.setStatusCode(200);
+                exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, SseFormat.CONTENT_TYPE)
+                        .put(Headers.CACHE_CONTROL, "no-store");
+                OutputStream out = exchange.getOutputStream();
+                feed.run(out);
+            } catch (IOException gone) {
+                LOG.debug("a browser view went away: {}", gone.toString());
+            } catch (InterruptedException | SessionException closing) {
+                LOG.debug("a browser view ended with the server");
+            } catch (RuntimeException e) {
+                // e.g. IRIS out of reach while fetching an iris session's output: this view ends, nothing else
+                LOG.warn("a browser view's stream failed: {}", e.toString());
+            } finally {
+                streams.release();
+                exchange.endExchange();
+            }
+        });
+    }
+
+    private void listFeed(Viewer viewer, OutputStream out) throws IOException, InterruptedException {
+        String last = null;
+        long seen = changes.version();
+        while (!Thread.currentThread().isInterrupted()) {
+            String now = api.sessionsJson(viewer);
+            if (!now.equals(last)) {
+                event(out, null, now);
+                last = now;
+            } else {
+                comment(out);
+            }
+            long version = changes.awaitChange(seen, KEEPALIVE_MILLIS);
+            if (version != seen) {
+                seen = version;
+                TimeUnit.MILLISECONDS.sleep(LIST_COALESCE_MILLIS);
+            }
+        }
+    }
+
+    private static void outputFeed(Session s, long from, OutputStream out) throws IOException {
+        long at = from;
+        while (!Thread.currentThread().isInterrupted()) {
+            SessionOutput.Chunk c = SessionOutput.next(s, at, KEEPALIVE_MILLIS);
+            if (c.bytes().length == 0 && !c.ended()) {
+                comment(out);
+                continue;
+            }
+            // the id is where a reconnecting browser resumes (Last-Event-ID): nothing twice, nothing lost
+            event(out, Long.toString(c.next()), c.json());
+            at = c.next();
+            if (c.ended()) {
+                return;
+            }
+        }
+    }
+
+    /** Where a stream starts: after what a reconnecting browser already has, else the transcript's last part. */
+    private static long resumeAt(HttpServerExchange exchange, Session s) {
+        String last = exchange.getRequestHeaders().getFirst(HttpString.tryFromString("Last-Event-ID"));
+        if (last != null && last.matches("\\d{1,18}")) {
+            return Math.min(Long.parseLong(last), s.bytes());
+        }
+        return SessionOutput.start(s);
+    }
+
+    private static void event(OutputStream out, String id, String json) throws IOException {
+        out.write(SseFormat.event(id, json).getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    private static void comment(OutputStream out) throws IOException {
+        out.write(": keep-alive\n\n".getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
+    // ---- plain answers ------------------------------------------------------------------------
+
+    private void page(HttpServerExchange exchange, int status, String path) {
+        send(exchange, assets.page(status, path));
+    }
+
+    private static void redirect(HttpServerExchange exchange, String to) {
+        exchange.setStatusCode(303);
+        exchange.getResponseHeaders().put(Headers.LOCATION, to);
+        exchange.endExchange();
+    }
+
+    private static void send(HttpServerExchange exchange, Reply reply) {
+        exchange.setStatusCode(reply.status());
+        reply.headers().forEach((k, v) -> exchange.getResponseHeaders().put(HttpString.tryFromString(k), v));
+        exchange.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-store");
+        exchange.getResponseSender().send(reply.body());
+    }
+
+    private static String first(HttpServerExchange exchange, String name) {
+        Deque<String> values = exchange.getQueryParameters().get(name);
+        return values == null ? null : values.peekFirst();
+    }
+
+    /** Ends the open streams (their threads are interrupted); the listener itself belongs to the HTTP server. */
+    @Override
+    public void close() {
+        streamThreads.shutdownNow();
+    }
+}

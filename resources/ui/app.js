@@ -1,0 +1,154 @@
+// The browser view: the signed-in identity's sessions, live, and the chosen session's output rendered
+// by xterm.js. Read-only apart from Interrupt and Close. Standalone, both follow server-sent events; the
+// IRIS-hosted page (body data-follow="poll") cannot be streamed to, so it asks again with bounded
+// long-poll requests that the server answers as soon as something changed.
+const tbody = document.querySelector('#sessions tbody');
+const current = document.getElementById('current');
+const interrupt = document.getElementById('interrupt');
+const close = document.getElementById('close');
+const listStatus = document.getElementById('list-status');
+const actionStatus = document.getElementById('action-status');
+
+let sessions = [];
+let selected = null;
+let output = null;
+let term = null;
+const polling = document.body.dataset.follow === 'poll';
+if (polling) {
+  document.getElementById('signout').hidden = true;
+}
+
+const COLUMNS = ['session', 'kind', 'name', 'owner', 'state', 'pid', 'namespace', 'created', 'last_activity', 'bytes'];
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Calls onMessage with each message at url (JSON), until the returned stop() is called or onMessage returns true.
+function follow(url, onMessage, onState) {
+  if (!polling) {
+    const source = new EventSource(url);
+    source.onopen = () => onState('live');
+    source.onerror = () => onState(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
+    source.onmessage = (e) => {
+      if (onMessage(JSON.parse(e.data))) {
+        source.close();
+      }
+    };
+    return () => source.close();
+  }
+  let stopped = false;
+  (async () => {
+    let next = '';
+    while (!stopped) {
+      try {
+        const r = await fetch(url + next);
+        if (!r.ok) {
+          onState('closed');
+          return;
+        }
+        const m = await r.json();
+        onState('live');
+        if (stopped || onMessage(m)) {
+          return;
+        }
+        next = m.type === 'output' ? `?from=${m.next}` : `?since=${r.headers.get('X-Sessions-Version')}`;
+      } catch (e) {
+        onState('reconnecting');
+        await pause(3000);
+      }
+    }
+  })();
+  return () => { stopped = true; };
+}
+
+follow('api/sessions', (m) => {
+  if (m.error) {
+    listStatus.textContent = m.error;
+  }
+  sessions = m.sessions;
+  render();
+  return false;
+}, (state) => {
+  listStatus.textContent = { live: 'live', reconnecting: 'reconnecting…', closed: 'disconnected: reload the page' }[state];
+});
+
+function cell(name, value) {
+  const td = document.createElement('td');
+  if (value == null) {
+    value = '';
+  } else if (name === 'created' || name === 'last_activity') {
+    value = new Date(value).toLocaleString();
+  }
+  td.textContent = value;
+  if (name === 'state') {
+    td.className = 'state-' + value;
+  }
+  return td;
+}
+
+function render() {
+  tbody.replaceChildren(...sessions.map((s) => {
+    const tr = document.createElement('tr');
+    tr.dataset.session = s.session;
+    tr.classList.toggle('selected', s.session === selected);
+    tr.append(...COLUMNS.map((c) => cell(c, s[c])));
+    tr.addEventListener('click', () => watch(s.session));
+    return tr;
+  }));
+  const s = sessions.find((x) => x.session === selected);
+  const live = s != null && s.state !== 'exited';
+  interrupt.disabled = !live;
+  close.disabled = !live;
+}
+
+function bytesOf(b64) {
+  const raw = atob(b64);
+  const out = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    out[i] = raw.charCodeAt(i);
+  }
+  return out;
+}
+
+function watch(id) {
+  if (output) {
+    output();
+  }
+  if (term) {
+    term.dispose();
+  }
+  selected = id;
+  const s = sessions.find((x) => x.session === id);
+  current.textContent = s ? `${s.name} (${s.session})` : id;
+  actionStatus.textContent = '';
+  // the DOM renderer: the text, its colours and the cursor are plain elements of the page
+  term = new Terminal({ rendererType: 'dom', cols: 120, rows: 30, scrollback: 5000, disableStdin: true,
+    fontFamily: 'DejaVu Sans Mono, Menlo, monospace', fontSize: 13 });
+  term.open(document.getElementById('terminal'));
+  const shown = term;
+  output = follow(`api/sessions/${encodeURIComponent(id)}/output`, (m) => {
+    shown.write(bytesOf(m.b64));
+    if (m.ended) {
+      actionStatus.textContent = 'session ended' + (m.exit_code != null ? ` (exit code ${m.exit_code})` : '')
+        + (m.signal ? ` (signal ${m.signal})` : '');
+    }
+    return m.ended;
+  }, (state) => {
+    if (state === 'closed' && !actionStatus.textContent.startsWith('session ended')) {
+      actionStatus.textContent = 'this session cannot be shown';
+    }
+  });
+  render();
+}
+
+async function act(action) {
+  if (!selected) {
+    return;
+  }
+  actionStatus.textContent = action + '…';
+  const r = await fetch(`api/sessions/${encodeURIComponent(selected)}/${action}`, { method: 'POST' });
+  const m = await r.json();
+  actionStatus.textContent = m.error ?? m.message;
+}
+
+interrupt.addEventListener('click', () => act('interrupt'));
+close.addEventListener('click', () => act('close'));
