@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BenchmarkSmokeIT {
     @Test
-    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void everyPartRunsWithoutErrors() {
         Path jar = Path.of(System.getProperty("iristerm.jar", "target/iris-terminal-mcp.jar")).toAbsolutePath();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();

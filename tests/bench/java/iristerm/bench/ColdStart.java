@@ -40,18 +40,20 @@ final class ColdStart {
 
     static void run(Benchmark.Settings s, Report r) throws Exception {
         r.section("4", "Cold start: JVM start to initialize answered (stdio) / to listening (serve)");
-        r.line("  raw JSON-RPC lines on the server's stdin/stdout; 1 unmeasured run of each first (file cache), "
-                + "then %d runs each, interleaved", s.coldRuns());
+        r.line("  raw JSON-RPC lines on the server's stdin/stdout; %s%d runs each, interleaved",
+                s.smoke() ? "" : "1 unmeasured run of each first (file cache), then ", s.coldRuns());
         Path dir = Files.createTempDirectory("itm-bench-cold");
         try {
             Launcher launcher = Launcher.prepared(s.jar());
             r.line("  launcher: %s, its class-data archive written by one unmeasured start: %s", launcher.script(),
                     launcher.archive().getFileName());
             List<String> plain = List.of(Servers.java(), "-jar", s.jar().toString(), "stdio");
-            once(plain, Map.of(), dir.resolve("warm"));
-            once(launcher.command("stdio"), launcher.env(), dir.resolve("warm-launcher"));
-            listening(launcher, dir.resolve("warm-serve"));
-            javaVersion();
+            if (!s.smoke()) {
+                once(plain, Map.of(), dir.resolve("warm"));
+                once(launcher.command("stdio"), launcher.env(), dir.resolve("warm-launcher"));
+                listening(launcher, dir.resolve("warm-serve"));
+                javaVersion();
+            }
             int n = s.coldRuns();
             long[] floor = new long[n];
             long[] plainInit = new long[n];
