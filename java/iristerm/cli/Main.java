@@ -4,6 +4,8 @@ import iristerm.mcp.Version;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.util.Arrays;
+
 /** Entry point of the jar: {@code stdio} (an MCP client spawns it) and the other modes as subcommands. */
 @Command(name = "iris-terminal-mcp", mixinStandardHelpOptions = true, versionProvider = Main.VersionProvider.class,
         description = "MCP server giving AI agents persistent IRIS terminals and supervised PTY processes.",
@@ -15,13 +17,31 @@ public final class Main implements Runnable {
         System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
         // Undertow and XNIO log through JBoss Logging: send it to the same place
         System.setProperty("org.jboss.logging.provider", "slf4j");
-        int code = new CommandLine(new Main())
-                .setCaseInsensitiveEnumValuesAllowed(true)
-                .setExecutionExceptionHandler(Main::startupFailed)
-                .execute(args);
+        CommandLine serving = args.length > 0 ? servingMode(args[0]) : null;
+        int code = serving != null
+                ? configure(serving).execute(Arrays.copyOfRange(args, 1, args.length))
+                : configure(new CommandLine(new Main())).execute(args);
         if (code != 0) {
             System.exit(code);
         }
+    }
+
+    /**
+     * A serving mode ({@code stdio}, {@code serve}) is parsed as its own command: picocli instantiates
+     * every subcommand it is given, and building the others would load classes (IRIS, HTTP, the
+     * installer) that a start never uses. Null for anything else (help, version, install, doctor),
+     * which goes through the full command tree.
+     */
+    private static CommandLine servingMode(String mode) {
+        return switch (mode) {
+            case "stdio" -> new CommandLine(new StdioCommand()).setCommandName("iris-terminal-mcp stdio");
+            case "serve" -> new CommandLine(new ServeCommand()).setCommandName("iris-terminal-mcp serve");
+            default -> null;
+        };
+    }
+
+    private static CommandLine configure(CommandLine cmd) {
+        return cmd.setCaseInsensitiveEnumValuesAllowed(true).setExecutionExceptionHandler(Main::startupFailed);
     }
 
     /** Set (to anything but 0 or false) to see the stack trace behind a start-up error. */

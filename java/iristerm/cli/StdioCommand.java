@@ -15,6 +15,8 @@ import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.time.Duration;
 
 /**
@@ -41,6 +43,9 @@ public final class StdioCommand implements Runnable {
 
     /** Set instead of connecting with the IRIS options (tests drive a fake IRIS this way). */
     private IrisCalls irisOverride;
+    /** the protocol's streams; null: the process's stdin and stdout */
+    private InputStream in;
+    private OutputStream out;
 
     /** Runs the stdio server with the given command-line options and IRIS reached through {@code iris}. */
     public static int run(String[] args, IrisCalls iris) {
@@ -49,16 +54,21 @@ public final class StdioCommand implements Runnable {
         return new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
     }
 
+    /** Runs the stdio server on the given streams instead of stdin and stdout (the archive training). */
+    static int run(String[] args, InputStream in, OutputStream out) {
+        StdioCommand command = new StdioCommand();
+        command.in = in;
+        command.out = out;
+        return new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+    }
+
     @Override
     public void run() {
         if (maxLineBytes < 1024) {
             throw new IllegalArgumentException("--max-line-bytes must be at least 1024");
         }
-        // the protocol owns the real stdout (unbuffered by System.out's PrintStream, which would hide
-        // write errors); anything else printing to System.out lands on stderr
-        System.setOut(System.err);
-        StdioTransport transport = new StdioTransport(Json.MCP, System.in,
-                new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)), maxLineBytes);
+        StdioTransport transport = new StdioTransport(Json.MCP, in != null ? in : System.in,
+                out != null ? out : protocolStdout(), maxLineBytes);
         // stdio serves the user who started it: the process engine is on unless turned off
         boolean processOn = options.process != CommonOptions.ProcessPolicy.off;
         ServerRuntime runtime = new ServerRuntime(options, irisOverride != null ? irisOverride : irisOptions.connect(),
@@ -74,6 +84,15 @@ public final class StdioCommand implements Runnable {
         }
         Runtime.getRuntime().removeShutdownHook(hook);
         shutdown(server, runtime);
+    }
+
+    /**
+     * The protocol owns the real stdout (unbuffered by System.out's PrintStream, which would hide
+     * write errors); anything else printing to System.out lands on stderr.
+     */
+    private static OutputStream protocolStdout() {
+        System.setOut(System.err);
+        return new BufferedOutputStream(new FileOutputStream(FileDescriptor.out));
     }
 
     private static void shutdown(McpSyncServer server, ServerRuntime runtime) {

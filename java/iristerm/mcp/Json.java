@@ -2,8 +2,6 @@ package iristerm.mcp;
 
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson3.JacksonMcpJsonMapper;
-import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
-import io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -13,7 +11,6 @@ import tools.jackson.databind.json.JsonMapper;
 public final class Json {
     public static final JsonMapper MAPPER = JsonMapper.builder().build();
     public static final McpJsonMapper MCP = new JacksonMcpJsonMapper(MAPPER);
-    public static final JsonSchemaValidator VALIDATOR = new DefaultJsonSchemaValidator(MAPPER);
 
     private Json() {
     }

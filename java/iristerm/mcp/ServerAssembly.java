@@ -109,7 +109,7 @@ public final class ServerAssembly implements AutoCloseable {
     private McpSyncServer configure(McpServer.SyncSpecification<?> spec, boolean immediate) {
         spec.serverInfo(NAME, Version.current())
                 .jsonMapper(Json.MCP)
-                .jsonSchemaValidator(Json.VALIDATOR)
+                .jsonSchemaValidator(new ToolSchemas(Json.MAPPER))
                 .instructions(INSTRUCTIONS)
                 .immediateExecution(immediate)
                 .capabilities(McpSchema.ServerCapabilities.builder()
@@ -175,6 +175,7 @@ public final class ServerAssembly implements AutoCloseable {
     private McpSchema.CallToolResult run(ToolSpec t, Caller caller, Map<String, Object> arguments) {
         try {
             Answer a = t.handler().call(caller, new Args(arguments));
+            // every result carries text content: ToolSchemas relies on it and renders no text of its own
             return McpSchema.CallToolResult.builder()
                     .structuredContent(a.structured())
                     .addTextContent(a.text())

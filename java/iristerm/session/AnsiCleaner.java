@@ -12,6 +12,10 @@ public final class AnsiCleaner {
     }
 
     public static String clean(String s) {
+        if (isPlain(s)) {
+            // most output (a listing, seq, a log) has nothing to clean: one scan, no copy
+            return s;
+        }
         StringBuilder out = new StringBuilder(s.length());
         StringBuilder line = new StringBuilder();
         int col = 0;
@@ -45,6 +49,17 @@ public final class AnsiCleaner {
             i++;
         }
         return out.append(line).toString();
+    }
+
+    /** Whether every character is one {@link #clean} keeps as it is: printable, a tab or a newline. */
+    private static boolean isPlain(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 ? c != '\n' && c != '\t' : c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int put(StringBuilder line, int col, char c) {

@@ -113,7 +113,7 @@ public final class StdioTransport implements McpServerTransportProvider {
 
     private void refuse(Refusal refusal, String line) {
         LOG.debug("refused a message ({} {}): {}", refusal.code(), refusal.message(), Plain.of(line));
-        track(write(refusal.toJson()));
+        track(write(refusal.toJson().getBytes(StandardCharsets.UTF_8)));
     }
 
     private void track(CompletableFuture<Void> answer) {
@@ -139,8 +139,8 @@ public final class StdioTransport implements McpServerTransportProvider {
         }
     }
 
-    /** Queues one line of output; completes once it is written (or failed to be). */
-    private CompletableFuture<Void> write(String message) {
+    /** Queues one line of output (UTF-8, no newline); completes once it is written (or failed to be). */
+    private CompletableFuture<Void> write(byte[] message) {
         try {
             return CompletableFuture.runAsync(() -> writeLine(message), writer);
         } catch (RejectedExecutionException e) {
@@ -148,12 +148,12 @@ public final class StdioTransport implements McpServerTransportProvider {
         }
     }
 
-    private void writeLine(String message) {
+    private void writeLine(byte[] message) {
         if (outputFailed) {
             throw new IllegalStateException("stdout is closed");
         }
         try {
-            out.write(message.getBytes(StandardCharsets.UTF_8));
+            out.write(message);
             out.write('\n');
             out.flush();
         } catch (IOException e) {
@@ -202,13 +202,14 @@ public final class StdioTransport implements McpServerTransportProvider {
         @Override
         public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
             return Mono.defer(() -> {
-                String text;
+                // encoded straight to UTF-8: a large answer (a page of output) is not also held as a String
+                byte[] line;
                 try {
-                    text = json.writeValueAsString(message);
+                    line = json.writeValueAsBytes(message);
                 } catch (IOException e) {
                     return Mono.error(e);
                 }
-                return Mono.fromFuture(write(text));
+                return Mono.fromFuture(write(line));
             });
         }
 

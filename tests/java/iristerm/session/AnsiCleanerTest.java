@@ -3,6 +3,7 @@ package iristerm.session;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 class AnsiCleanerTest {
     @Test
@@ -23,5 +24,13 @@ class AnsiCleanerTest {
     @Test
     void unterminatedSequenceAtTheEndIsDropped() {
         assertEquals("text", AnsiCleaner.clean("text\u001b[3"));
+    }
+
+    @Test
+    void plainTextIsReturnedAsItIsWithoutACopy() {
+        String plain = "1\n2\tcolumn\nna\u00efve \u20ac\n";
+        assertSame(plain, AnsiCleaner.clean(plain));
+        assertEquals("x\n", AnsiCleaner.clean("x\u0085\n"), "a C1 control is still dropped");
+        assertEquals("b\n", AnsiCleaner.clean("a\rb\n"), "a carriage return still overwrites");
     }
 }

@@ -16,7 +16,8 @@ import java.util.Locale;
 /**
  * Measures iris-terminal-mcp the way an agent uses it, each figure next to the raw floor measured
  * in the same run: (1) interaction round trip, (2) bulk output, (3) scale, (4) cold start, (5) the
- * IRIS path against the contract fake (and a live IRIS when IRIS_HOSTNAME is set).
+ * IRIS path against the contract fake (and a live IRIS when IRIS_HOSTNAME is set), (6) the first
+ * calls after a start through bin/iris-terminal-mcp.
  *
  * <p>Run: {@code mvn -B -Pbench verify} (or, after a build, {@code java -cp <test classpath>
  * iristerm.bench.Benchmark [--smoke] [--only=1,3] [--out=FILE]}). The smoke settings run inside
@@ -83,7 +84,7 @@ public final class Benchmark {
                 }
                 case "--out" -> outFile = Path.of(value);
                 default -> {
-                    System.err.println("usage: Benchmark [--smoke] [--only=1,2,3,4,5] [--out=FILE]");
+                    System.err.println("usage: Benchmark [--smoke] [--only=1,2,3,4,5,6] [--out=FILE]");
                     System.exit(2);
                 }
             }
@@ -128,6 +129,7 @@ public final class Benchmark {
             part(s, r, 3, () -> Scale.run(s, r));
             part(s, r, 4, () -> ColdStart.run(s, r));
             part(s, r, 5, () -> IrisPath.run(s, r));
+            part(s, r, 6, () -> FirstCalls.run(s, r));
         }
         r.summary();
         r.line("== finished in %.1f s", (System.nanoTime() - started) / 1e9);

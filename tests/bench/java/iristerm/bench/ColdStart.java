@@ -14,11 +14,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Part 4: a fresh server JVM over stdio, spoken to in raw JSON-RPC lines (no client library in the
- * measurement): process start to the initialize answer, and to the first session_open answer.
+ * Part 4: fresh server JVMs, spoken to in raw JSON-RPC lines (no client library in the measurement):
+ * process start to the initialize answer and to the first session_open answer over stdio, and to
+ * "listening" for serve — started plainly ({@code java -jar}) and through bin/iris-terminal-mcp (the
+ * command the README's client configurations use) with its class-data archive written beforehand.
  */
 final class ColdStart {
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -27,6 +30,7 @@ final class ColdStart {
     private static final String INITIALIZED = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
     private static final String OPEN = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
             + "{\"name\":\"session_open\",\"arguments\":{\"command\":\"cat\",\"mode\":\"pipe\"}}}";
+    static final double TARGET_MS = 400;
 
     private ColdStart() {
     }
@@ -35,54 +39,79 @@ final class ColdStart {
     }
 
     static void run(Benchmark.Settings s, Report r) throws Exception {
-        r.section("4", "Cold start over stdio: JVM start to initialize answered, and to the first session_open answered");
-        r.line("  raw JSON-RPC lines on the server's stdin/stdout; 1 unmeasured run first (file cache), then %d runs",
-                s.coldRuns());
+        r.section("4", "Cold start: JVM start to initialize answered (stdio) / to listening (serve)");
+        r.line("  raw JSON-RPC lines on the server's stdin/stdout; %s%d runs each, interleaved",
+                s.smoke() ? "" : "1 unmeasured run of each first (file cache), then ", s.coldRuns());
         Path dir = Files.createTempDirectory("itm-bench-cold");
         try {
-            once(s.jar(), dir.resolve("warm"));
-            javaVersion();
-            long[] init = new long[s.coldRuns()];
-            long[] open = new long[s.coldRuns()];
-            long[] floor = new long[s.coldRuns()];
-            for (int i = 0; i < s.coldRuns(); i++) {
-                Run run = once(s.jar(), dir.resolve("run" + i));
-                init[i] = run.initNanos();
-                open[i] = run.openNanos();
+            Launcher launcher = Launcher.prepared(s.jar());
+            r.line("  launcher: %s, its class-data archive written by one unmeasured start: %s", launcher.script(),
+                    launcher.archive().getFileName());
+            List<String> plain = List.of(Servers.java(), "-jar", s.jar().toString(), "stdio");
+            if (!s.smoke()) {
+                once(plain, Map.of(), dir.resolve("warm"));
+                once(launcher.command("stdio"), launcher.env(), dir.resolve("warm-launcher"));
+                listening(launcher, dir.resolve("warm-serve"));
+                javaVersion();
+            }
+            int n = s.coldRuns();
+            long[] floor = new long[n];
+            long[] plainInit = new long[n];
+            long[] plainOpen = new long[n];
+            long[] init = new long[n];
+            long[] open = new long[n];
+            long[] serve = new long[n];
+            for (int i = 0; i < n; i++) {
                 floor[i] = javaVersion();
+                Run p = once(plain, Map.of(), dir.resolve("plain" + i));
+                plainInit[i] = p.initNanos();
+                plainOpen[i] = p.openNanos();
+                Run l = once(launcher.command("stdio"), launcher.env(), dir.resolve("launcher" + i));
+                init[i] = l.initNanos();
+                open[i] = l.openNanos();
+                serve[i] = listening(launcher, dir.resolve("serve" + i));
             }
             Stats fl = Stats.of(floor);
-            Stats in = Stats.of(init);
-            Stats op = Stats.of(open);
             r.latencyHeader();
-            r.latency("floor: JVM start to exit (java -version)", fl, "");
-            boolean met = in.medianMs() <= 700;
-            r.latency("JVM start to initialize answered", in, String.format(Locale.ROOT,
-                    "+%.0f ms; target <= 700 ms on 2 cores %s", in.medianMs() - fl.medianMs(), met ? "met" : "MISSED"));
-            r.latency("JVM start to first session_open answered", op, String.format(Locale.ROOT,
-                    "+%.0f ms", op.medianMs() - fl.medianMs()));
-            r.target("cold start to initialize", met, String.format(Locale.ROOT,
-                    "%.0f ms median (target <= 700 ms; floor java -version %.0f ms; to first session_open %.0f ms)",
-                    in.medianMs(), fl.medianMs(), op.medianMs()));
-            if (!s.smoke()) {
-                withArchive(s, r, dir);
-            }
+            r.latency("floor: JVM start to exit (java -version)", fl, spread(floor));
+            r.latency("java -jar … stdio: to initialize answered", Stats.of(plainInit), spread(plainInit) + "; plain JVM, info");
+            r.latency("java -jar … stdio: to first session_open", Stats.of(plainOpen), spread(plainOpen));
+            startRow(r, "launcher stdio: to initialize answered", init, fl);
+            r.latency("launcher stdio: to first session_open", Stats.of(open), spread(open));
+            startRow(r, "launcher serve: to listening", serve, fl);
         } finally {
             Servers.deleteTree(dir);
         }
     }
 
-    private static Run once(Path jar, Path dataDir) throws Exception {
-        return once(jar, dataDir, List.of());
+    private static void startRow(Report r, String what, long[] nanos, Stats floor) {
+        Stats st = Stats.of(nanos);
+        boolean met = st.medianMs() <= TARGET_MS;
+        r.latency(what, st, String.format(Locale.ROOT, "+%.0f ms over floor; %s; target <= %.0f ms %s",
+                st.medianMs() - floor.medianMs(), spread(nanos), TARGET_MS, met ? "met" : "MISSED"));
+        r.target("cold start, " + what, met, String.format(Locale.ROOT,
+                "%.0f ms median, %s (target <= %.0f ms; floor java -version %.0f ms)", st.medianMs(), spread(nanos),
+                TARGET_MS, floor.medianMs()));
     }
 
-    private static Run once(Path jar, Path dataDir, List<String> jvmOptions) throws Exception {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Servers.java());
-        cmd.addAll(jvmOptions);
-        cmd.addAll(List.of("-jar", jar.toString(), "stdio", "--data-dir", dataDir.toString()));
+    /** The spread across runs: fastest to slowest. */
+    static String spread(long[] nanos) {
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        for (long t : nanos) {
+            min = Math.min(min, t);
+            max = Math.max(max, t);
+        }
+        return String.format(Locale.ROOT, "runs %.0f–%.0f ms", Stats.ms(min), Stats.ms(max));
+    }
+
+    private static Run once(List<String> command, Map<String, String> env, Path dataDir) throws Exception {
+        List<String> cmd = new ArrayList<>(command);
+        cmd.addAll(List.of("--data-dir", dataDir.toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().putAll(env);
         long t0 = System.nanoTime();
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process p = pb.start();
         try (AutoCloseable dog = Servers.watchdog(Duration.ofSeconds(60), p::destroyForcibly);
              BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
             OutputStream in = p.getOutputStream();
@@ -108,32 +137,32 @@ final class ColdStart {
         }
     }
 
-    /**
-     * What a class-data-sharing archive would give (JDK 17 AppCDS): one training run writes it with
-     * -XX:ArchiveClassesAtExit, then the same runs start with -XX:SharedArchiveFile. Information for
-     * the packaging, not a target.
-     */
-    private static void withArchive(Benchmark.Settings s, Report r, Path dir) throws Exception {
-        Path jsa = dir.resolve("app.jsa");
-        List<String> quiet = List.of("-Xlog:disable", "-Xlog:all=warning:stderr");
-        List<String> dump = new ArrayList<>(quiet);
-        dump.add("-XX:ArchiveClassesAtExit=" + jsa);
-        once(s.jar(), dir.resolve("train"), dump);
-        if (!Files.isRegularFile(jsa)) {
-            r.line("  (info) AppCDS: no archive was written; skipped");
-            return;
-        }
-        List<String> use = new ArrayList<>(quiet);
-        use.add("-XX:SharedArchiveFile=" + jsa);
-        List<String> useC1 = new ArrayList<>(use);
-        useC1.add("-XX:TieredStopAtLevel=1");
-        for (List<String> opts : List.of(use, useC1)) {
-            long[] init = new long[s.coldRuns()];
-            for (int i = 0; i < init.length; i++) {
-                init[i] = once(s.jar(), dir.resolve("cds" + i), opts).initNanos();
+    /** serve through the launcher: process start to the "listening on" line; then SIGTERM. */
+    private static long listening(Launcher launcher, Path dataDir) throws Exception {
+        List<String> cmd = new ArrayList<>(launcher.command("serve"));
+        cmd.addAll(List.of("--listen", "127.0.0.1:0", "--token", Servers.TOKEN, "--data-dir", dataDir.toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().putAll(launcher.env());
+        long t0 = System.nanoTime();
+        Process p = pb.start();
+        try (AutoCloseable dog = Servers.watchdog(Duration.ofSeconds(60), p::destroyForcibly);
+             BufferedReader err = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = err.readLine()) != null) {
+                if (line.contains("listening on http://")) {
+                    long t = System.nanoTime() - t0;
+                    p.destroy();
+                    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                        p.destroyForcibly();
+                    }
+                    return t;
+                }
             }
-            r.latency(opts == use ? "(info) to initialize, with an AppCDS archive" : "(info) AppCDS + TieredStopAtLevel=1",
-                    Stats.of(init), "JVM options the launcher could add; not a target");
+            throw new IOException("serve ended before listening");
+        } finally {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package iristerm.bench;
 
 import io.modelcontextprotocol.client.McpSyncClient;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,7 +80,7 @@ final class Interactions {
         try (Servers.Http server = new Servers.Http(s.jar(), dir.resolve("http"), List.of())) {
             http = measure(s, r, server.connect(), "http");
         }
-        Stats raw = raw(s, r, dir.resolve("raw"));
+        Stats raw = raw(s, dir.resolve("raw"));
         Servers.deleteTree(dir);
 
         r.latencyHeader();
@@ -159,26 +160,37 @@ final class Interactions {
     }
 
     /** The same pipe interaction through {@link RawStdio}: what the server costs without the SDK client. */
-    private static Stats raw(Benchmark.Settings s, Report r, Path dir) throws Exception {
+    private static Stats raw(Benchmark.Settings s, Path dir) throws Exception {
         try (RawStdio c = new RawStdio(Servers.jarStdio(s.jar()), dir, List.of(), Duration.ofSeconds(300))) {
-            String id = c.call("session_open", "command", "bash", "args", List.of("--norc", "--noprofile"),
-                    "mode", "pipe").path("session").asString();
+            String id = openRawBash(c);
             long[] t = new long[s.iterations()];
             for (int i = -s.warmup(); i < t.length; i++) {
-                long n = TOKENS.getAndIncrement();
-                long t0 = System.nanoTime();
-                var m = c.call("session_send", "session", id, "text", "echo tok$((" + n + "))", "wait_ms", s.waitMs(),
-                        "until", Map.of("pattern", "^tok" + n + "\\r?\\n"));
-                long dt = System.nanoTime() - t0;
-                if (!"pattern".equals(m.path("reason").asString(""))) {
-                    r.error("raw stdio", "interaction tok" + n + " answered " + abbreviate(m));
-                }
+                long dt = rawInteract(c, id, s.waitMs());
                 if (i >= 0) {
                     t[i] = dt;
                 }
             }
             return Stats.of(t);
         }
+    }
+
+    /** One pipe interaction through {@link RawStdio} (safe from several threads); its round trip in nanoseconds. */
+    static long rawInteract(RawStdio c, String session, long waitMs) throws IOException {
+        long n = TOKENS.getAndIncrement();
+        long t0 = System.nanoTime();
+        var m = c.call("session_send", "session", session, "text", "echo tok$((" + n + "))", "wait_ms", waitMs,
+                "until", Map.of("pattern", "^tok" + n + "\\r?\\n"));
+        long dt = System.nanoTime() - t0;
+        if (!"pattern".equals(m.path("reason").asString(""))) {
+            throw new Servers.CallFailed("interaction tok" + n + " answered " + abbreviate(m));
+        }
+        return dt;
+    }
+
+    /** A bash on pipes in a raw client's server, as the measured interactions use it. */
+    static String openRawBash(RawStdio c) throws IOException {
+        return c.call("session_open", "command", "bash", "args", List.of("--norc", "--noprofile"), "mode", "pipe")
+                .path("session").asString();
     }
 
     /** Floors of both kinds, alternating like the measured interactions. */

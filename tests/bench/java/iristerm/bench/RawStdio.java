@@ -13,37 +13,80 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A minimal MCP client over stdio written here: one JSON-RPC line out, lines in until the answer.
- * A diagnostic next to the SDK client, to tell the server's own cost from the client library's.
+ * A minimal MCP client over stdio written here: JSON-RPC lines out, a reader thread that hands each
+ * answer to the call waiting for its id. Several calls may be in flight at once. A diagnostic next
+ * to the SDK client, to tell the server's own cost from the client library's.
  */
 final class RawStdio implements AutoCloseable {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final Process process;
     private final OutputStream in;
-    private final BufferedReader out;
     private final AutoCloseable watchdog;
-    private int nextId = 1;
+    private final Duration limit;
+    private final AtomicInteger nextId = new AtomicInteger(1);
+    private final Map<Integer, CompletableFuture<JsonNode>> waiting = new ConcurrentHashMap<>();
 
+    /** {@code java -jar <jar> stdio} with the given JVM arguments in front of the jar's. */
     RawStdio(List<String> launch, Path dataDir, List<String> options, Duration limit) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Servers.java());
-        cmd.addAll(launch);
+        this(withJava(launch), Map.of(), dataDir, options, limit);
+    }
+
+    /** @param command the whole command (e.g. the launcher and "stdio"); {@code env} is added to this one's */
+    RawStdio(List<String> command, Map<String, String> env, Path dataDir, List<String> options, Duration limit)
+            throws IOException {
+        this.limit = limit;
+        List<String> cmd = new ArrayList<>(command);
         cmd.addAll(List.of("--data-dir", dataDir.toString()));
         cmd.addAll(options);
-        process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().putAll(env);
+        process = pb.start();
         watchdog = Servers.watchdog(limit, process::destroyForcibly);
         in = process.getOutputStream();
-        out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8), 1 << 16);
+        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8),
+                1 << 16);
+        Thread reader = new Thread(() -> dispatch(out), "raw-stdio-reader");
+        reader.setDaemon(true);
+        reader.start();
         request("initialize", Map.of("protocolVersion", "2025-06-18", "capabilities", Map.of(),
                 "clientInfo", Map.of("name", "bench-raw", "version", "1")));
         send(Map.of("jsonrpc", "2.0", "method", "notifications/initialized"));
     }
 
-    /** A tool call's structured content; a tool error throws. */
+    private static List<String> withJava(List<String> launch) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Servers.java());
+        cmd.addAll(launch);
+        return cmd;
+    }
+
+    private void dispatch(BufferedReader out) {
+        try {
+            String line;
+            while ((line = out.readLine()) != null) {
+                JsonNode n = JSON.readTree(line);
+                CompletableFuture<JsonNode> f = waiting.remove(n.path("id").asInt(-1));
+                if (f != null) {
+                    f.complete(n);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // the server ended: the waiting calls fail below
+        }
+        IOException ended = new IOException("the server closed stdout before answering");
+        waiting.values().forEach(f -> f.completeExceptionally(ended));
+    }
+
+    /** A tool call's structured content; a tool error throws. Safe to call from several threads. */
     JsonNode call(String tool, Object... kv) throws IOException {
         JsonNode result = request("tools/call", Map.of("name", tool, "arguments", Servers.args(kv)));
         if (result.path("isError").asBoolean(false)) {
@@ -53,26 +96,40 @@ final class RawStdio implements AutoCloseable {
     }
 
     private JsonNode request(String method, Object params) throws IOException {
-        int id = nextId++;
-        send(Map.of("jsonrpc", "2.0", "id", id, "method", method, "params", params));
-        String line;
-        while ((line = out.readLine()) != null) {
-            JsonNode n = JSON.readTree(line);
-            if (n.path("id").asInt(-1) == id) {
-                if (n.has("error")) {
-                    throw new IOException(method + " failed: " + n.path("error"));
-                }
-                return n.path("result");
-            }
+        int id = nextId.getAndIncrement();
+        CompletableFuture<JsonNode> answer = new CompletableFuture<>();
+        waiting.put(id, answer);
+        if (!process.isAlive()) {
+            waiting.remove(id);
+            throw new IOException("the server has ended");
         }
-        throw new IOException("the server closed stdout before answering " + method);
+        send(Map.of("jsonrpc", "2.0", "id", id, "method", method, "params", params));
+        JsonNode n;
+        try {
+            n = answer.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new IOException(method + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IOException(method + " not answered in " + limit, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(method + " interrupted", e);
+        }
+        if (n.has("error")) {
+            throw new IOException(method + " failed: " + n.path("error"));
+        }
+        return n.path("result");
     }
 
-    private void send(Object message) throws IOException {
+    private synchronized void send(Object message) throws IOException {
         byte[] b = JSON.writeValueAsBytes(message);
         in.write(b);
         in.write('\n');
         in.flush();
+    }
+
+    long pid() {
+        return process.pid();
     }
 
     @Override

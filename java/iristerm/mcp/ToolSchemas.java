@@ -1,0 +1,77 @@
+package iristerm.mcp;
+
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.dialect.Dialects;
+import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Validates tool arguments and results against the tools' JSON schemas (JSON Schema 2020-12), for
+ * the SDK, at a cost per call of the validation itself. The SDK's default validator builds its
+ * registry (and reads the draft's meta-schema) when constructed, hashes the whole schema map on every
+ * call to find it in its cache, and renders every valid result to a JSON string that is used only
+ * for a result without content. Here the registry is built at the first validation (a start that
+ * answers no tool call never loads it), each schema is compiled once and found by identity (the
+ * SDK hands over the same map every call), and a valid result is not rendered: every result this
+ * server returns carries its text content (see {@link ServerAssembly}).
+ */
+final class ToolSchemas implements JsonSchemaValidator {
+    private final JsonMapper mapper;
+    private final Map<Identity, Schema> compiled = new ConcurrentHashMap<>();
+    private volatile SchemaRegistry registry;
+
+    ToolSchemas(JsonMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    @Override
+    public ValidationResponse validate(Map<String, Object> schema, Object instance) {
+        if (schema == null || instance == null) {
+            return ValidationResponse.asInvalid("Validation failed: " + (schema == null ? "no schema" : "no value") + " to validate");
+        }
+        try {
+            List<Error> errors = compiled.computeIfAbsent(new Identity(schema), this::compile)
+                    .validate(mapper.valueToTree(instance));
+            return errors.isEmpty() ? ValidationResponse.asValid(null)
+                    : ValidationResponse.asInvalid("Validation failed: JSON schema validation errors: " + errors);
+        } catch (RuntimeException e) {
+            return ValidationResponse.asInvalid("Validation failed: " + e.getMessage());
+        }
+    }
+
+    private Schema compile(Identity key) {
+        return registry().getSchema(mapper.valueToTree(key.schema()));
+    }
+
+    private SchemaRegistry registry() {
+        SchemaRegistry r = registry;
+        if (r == null) {
+            synchronized (this) {
+                if (registry == null) {
+                    registry = SchemaRegistry.withDefaultDialect(Dialects.getDraft202012());
+                }
+                r = registry;
+            }
+        }
+        return r;
+    }
+
+    /** A schema map as a key by identity: hashing the map itself would walk every nested value. */
+    private record Identity(Map<String, Object> schema) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Identity other && other.schema == schema;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(schema);
+        }
+    }
+}
