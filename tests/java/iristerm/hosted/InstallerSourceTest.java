@@ -28,11 +28,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Terminal.REST's error answers carry an id for messages.log, not internal detail. For the live check
  * (Installer.Check): every line it can print has a troubleshooting row and an explanation, it reports like the
  * doctor and reuses the doctor and Store.Check, its temporary user is deleted on every path, and ./install
- * exits on its verdict.
+ * exits on its verdict. Review E's rules: administrator-run code acts only on records in ^%IRISTerminal, the store
+ * is the home namespace's and its routine application keeps every installation, Uninstall() removes every
+ * installation of the namespace and survives a missing store, Define protects the server, and a caller's SQL runs
+ * contained in the web request's process.
  */
 class InstallerSourceTest {
     private static final Path INSTALLER = Path.of("cls", "Terminal", "Installer.cls");
     private static final Path AUDIT = Path.of("cls", "Terminal", "Audit.cls");
+    private static final Path GATEWAY = Path.of("cls", "Terminal", "Gateway.cls");
+    private static final Path STORE = Path.of("cls", "Terminal", "Store.cls");
+    private static final Path SQL = Path.of("cls", "Terminal", "SQL.cls");
 
     private static String read(Path file) {
         try {
@@ -94,9 +100,18 @@ class InstallerSourceTest {
         assertTrue(app.contains("..MatchRolesWith($Get(cur(\"MatchRoles\")), 1)") && app.contains("Set props(\"MatchRoles\") = matchRoles"),
                 "the web application must carry the application role");
         String protect = method(installer, "ProtectServer");
-        assertTrue(protect.contains("modifyServer({\"Name\":(name), \"Resource\":(..#GWRESOURCE)})"),
+        assertTrue(protect.contains("..SetServerResource(name, ..#GWRESOURCE)"),
                 "the server definition's Resource must be set to the installer's own resource");
-        assertTrue(method(installer, "Install").indexOf("..ProtectServer()") > method(installer, "Install").indexOf("Gateway).Define("));
+        assertTrue(method(installer, "SetServerResource").contains("modifyServer({\"Name\":(pName), \"Resource\":(pResource)})"));
+        // E9: an administrator's server gets back the Resource it had, before the installer's resource is deleted.
+        String uninstall = method(installer, "UninstallOne");
+        assertTrue(at(uninstall, "..SetServerResource(server, previous)") < at(uninstall, "..DeleteSecurity("));
+        // E5: every Define (the path the error texts send administrators down) ends by setting the Resource again.
+        String define = method(read(GATEWAY), "Define");
+        assertTrue(at(define, "Do $System.external.modifyServer(def)") < at(define, "Set sc = ##class(Terminal.Installer).ProtectServer()"),
+                "Define must protect the server after it changed the definition");
+        assertFalse(define.substring(0, define.indexOf("Terminal.Installer).ProtectServer()")).contains("Quit:'changed"),
+                "no early return may skip ProtectServer");
         // Terminal.Gateway explains a refused connection with the server's own resource, not %Gateway_Object.
         String explain = method(read(Path.of("cls", "Terminal", "Gateway.cls")), "Explain");
         assertTrue(explain.contains("##class(Terminal.Installer).ServerResource(name)"), "Gateway.Explain");
@@ -242,8 +257,8 @@ class InstallerSourceTest {
                 "shared objects must not be recorded per namespace");
         assertFalse(installer.contains("Set ^Terminal.Audit("), "the audit event is recorded with the other shared objects");
         assertTrue(method(installer, "Record").contains("Set ^%IRISTerminal(\"obj\", pKind, pName)"));
-        String uninstall = method(installer, "Uninstall");
-        int guard = at(uninstall, "Quit:$Data(^%IRISTerminal(\"install\"))");
+        String uninstall = method(installer, "UninstallOne");
+        int guard = at(uninstall, "Quit:'lastOfInstance");
         for (String deletion : List.of("Gateway).Remove()", "Audit).Teardown()", "Store).Teardown(", "..DeleteSecurity(")) {
             assertTrue(guard < at(uninstall, deletion), deletion + " must come after the check for other installations");
         }
@@ -254,7 +269,7 @@ class InstallerSourceTest {
     @Test
     void uninstallEndsSessionsBeforeDeletingAnything() {
         String installer = read(INSTALLER);
-        String uninstall = method(installer, "Uninstall");
+        String uninstall = method(installer, "UninstallOne");
         int end = at(uninstall, "..EndSessions()");
         for (String deletion : List.of("..DeleteApp(", "..ReleaseApp(", "Gateway).Remove()", "Audit).Teardown()", "Store).Teardown(", "..DeleteSecurity(", "Kill ^")) {
             assertTrue(end < at(uninstall, deletion), "sessions must end before " + deletion);
@@ -262,6 +277,102 @@ class InstallerSourceTest {
         String sessions = method(installer, "EndSessions");
         assertTrue(at(sessions, "%ExistsId(\"Terminal.Session||EndAll\")") < at(sessions, "$ClassMethod(\"Terminal.Session\", \"EndAll\")"),
                 "an older Terminal.Session without EndAll must not break Uninstall");
+        // E8: no store, no session; a failing EndAll is reported and the uninstall goes on.
+        assertTrue(at(sessions, "Quit:'##class(Terminal.Store).Exists() $$$OK") < at(sessions, "$ClassMethod(\"Terminal.Session\", \"EndAll\")"));
+        assertTrue(sessions.strip().endsWith("Quit $$$OK"), "EndSessions must not fail the uninstall");
+        // E9: EndAll ends the sessions of the whole instance, so only the last installation of the instance calls it.
+        assertTrue(uninstall.contains("If lastOfInstance $$$ThrowOnError(..EndSessions())"));
+    }
+
+    /** E6: what administrator-run code acts on is never read from a global agents may write. */
+    @Test
+    void adminRunCodeActsOnlyOnRecordsInTheSystemGlobal() {
+        String installer = read(INSTALLER), gateway = read(GATEWAY);
+        Pattern namespaceGlobal = Pattern.compile("\\^Terminal\\.(Installer|Gateway|Audit)\\(");
+        assertFalse(namespaceGlobal.matcher(gateway.lines().filter(l -> !l.startsWith("///")).collect(Collectors.joining("\n"))).find(),
+                "Terminal.Gateway must keep its settings in ^%IRISTerminal");
+        String adopt = method(installer, "AdoptLegacyRecords");
+        String code = installer.replace(adopt, "").lines().filter(l -> !l.startsWith("///")).collect(Collectors.joining("\n"));
+        Matcher m = namespaceGlobal.matcher(code);
+        boolean found = m.find();
+        assertFalse(found, "only AdoptLegacyRecords may read the earlier versions' globals: " + (found ? m.group() : ""));
+        assertFalse(adopt.contains("Merge"), "earlier records must not be taken over as they are");
+        assertFalse(adopt.contains("Record(\"app\""), "an earlier web application is an installation, never the installer's own");
+        assertTrue(adopt.contains("info.dispatchClass = ..#DISPATCHCLASS"), "only an existing Terminal.REST application is adopted");
+        assertTrue(method(gateway, "JarPath").contains("$Get(^%IRISTerminal(\"jar\"))"));
+        assertTrue(method(gateway, "SetJarPath").contains("Set ^%IRISTerminal(\"jar\") = pPath"));
+        assertTrue(method(installer, "CheckURL").contains("Set ^%IRISTerminal(\"check\")"));
+        assertTrue(method(installer, "UninstallOne").contains("Set created = ''$Data(^%IRISTerminal(\"obj\", \"app\", app))"));
+        assertTrue(method(installer, "EnsureApp").contains("Do ..Record(\"app\", pWebApp)"));
+    }
+
+    /** E7, E3: the store is HOME's, set up without an argument, and counted as created only when nothing of it existed. */
+    @Test
+    void installSetsUpTheStoreOfTheNamespaceTheClassesWereCompiledIn() {
+        String install = method(read(INSTALLER), "Install");
+        assertTrue(install.contains("ns = ##class(Terminal.Store).#HOME"));
+        assertTrue(at(install, "If asked '= $ZConvert(ns, \"U\") {") < at(install, "Set ^%IRISTerminal(\"install\", ns, app)"), "another namespace is refused before anything is made");
+        assertTrue(at(install, "Set storeWasThere = ##class(Terminal.Store).Exists()") < at(install, "##class(Terminal.Store).Setup()"));
+        assertFalse(install.contains("Check(ns).ok"), "a failing check part does not make a store the installer's");
+        assertTrue(method(read(INSTALLER), "UninstallOne").contains("ns = ##class(Terminal.Store).#HOME"), "Uninstall finds the records Install wrote");
+    }
+
+    /** E4: IPM's uninstall calls Uninstall() without a name; every installation of the namespace goes. */
+    @Test
+    void uninstallWithoutANameRemovesEveryInstallationOfTheNamespace() {
+        String uninstall = method(read(INSTALLER), "Uninstall");
+        assertTrue(at(uninstall, "Quit:pWebApp'=\"\" ..UninstallOne(pWebApp)") < at(uninstall, "$Order(^%IRISTerminal(\"install\", ns, app))"));
+        assertTrue(uninstall.contains("..UninstallOne($List(apps, i))"));
+        assertTrue(read(Path.of("module.xml")).contains("Method=\"Uninstall\""), "module.xml calls Uninstall");
+    }
+
+    /** E1: the routine application keeps every installation's code database, from records only administrators write. */
+    @Test
+    void theRoutineApplicationIsBuiltFromEveryInstallationsRecord() {
+        String store = read(STORE);
+        String setup = method(store, "Setup");
+        assertTrue(at(setup, "Set ^%IRISTerminal(\"code\", ns) = codeDb") < at(setup, "Set entries = ..Entries()"));
+        assertTrue(at(setup, "Set entries = ..Entries()") < at(setup, "Set appProps(\"Routines\") = entries"));
+        assertTrue(method(store, "Entries").contains("$Order(^%IRISTerminal(\"code\", ns), 1, db)"));
+        assertTrue(method(store, "Release").contains("Kill ^%IRISTerminal(\"code\""));
+        assertTrue(method(read(INSTALLER), "UninstallOne").contains("If lastHere && 'lastOfInstance $$$ThrowOnError(##class(Terminal.Store).Release())"));
+        // E9: %All is a role of the list, not a substring of a role's name.
+        assertFalse(method(store, "Check").contains("$Roles [ \"%All\""));
+    }
+
+    /**
+     * E10/D7: a caller's SQL runs contained in the process that may hold the web application's role: a frame
+     * that is not a procedure block NEWs $ROLES, $ETRAP and (exclusively) the public variables; the frame inside
+     * it removes transactions, process-private globals and public variables before the roles come back.
+     */
+    @Test
+    void theCallersSqlRunsContained() {
+        String sql = read(SQL);
+        Matcher isolated = Pattern.compile("\\nClassMethod Isolated\\((\\w+) As %String\\) As %List \\[([^\\]]*)\\]").matcher(sql);
+        assertTrue(isolated.find(), "Terminal.SQL.Isolated(one string)");
+        String formal = isolated.group(1);
+        assertTrue(isolated.group(2).contains("ProcedureBlock = 0"), "only a non-procedure frame may NEW the public variables");
+        String body = method(sql, "Isolated");
+        int roles = at(body, "New $Roles, $ETrap");
+        assertTrue(roles < at(body, "Set $Roles = \"\", $ETrap = \"\"") && roles < at(body, "New (" + formal + ")"));
+        assertTrue(at(body, "New (" + formal + ")") < at(body, "Quit ..Contain(" + formal + ")"));
+        String contain = method(sql, "Contain");
+        int statement = at(contain, "..Statement(pRequest)");
+        for (String cleanup : List.of("TRollback 1", "$Order(^$||GLOBAL(g))", "Kill @$List(left, i)", "Halt:..PublicVariables()'=\"\"")) {
+            assertTrue(statement < contain.lastIndexOf(cleanup), cleanup + " must follow the statement");
+        }
+        assertTrue(method(sql, "PublicVariables").contains("v'=\"" + formal + "\""), "the request of Isolated is the one variable kept");
+        String run = method(sql, "Run");
+        assertTrue(run.contains("..Isolated("), "Run goes through Isolated");
+        assertFalse(run.contains("%Execute") || run.contains("New $Roles"), "no statement outside the contained frames");
+    }
+
+    /** B7: the client gets an id for messages.log, never the exception text. */
+    @Test
+    void gatewayExplainAnswersAnIdNotTheExceptionText() {
+        String explain = method(read(GATEWAY), "Explain");
+        assertTrue(explain.contains("Set id = ##class(Terminal.REST).Logged(detail)"));
+        assertFalse(explain.contains("$Extract(detail"), "no exception text in the client's message");
     }
 
     @Test
