@@ -44,7 +44,7 @@ final class Interactions {
 
     static String openBash(McpSyncClient client, String mode) {
         String id = (String) call(client, "session_open", "command", "bash", "args", List.of("--norc", "--noprofile"),
-                "mode", mode, "env", Map.of("PS1", "$ ")).get("session");
+                "mode", mode, "env", Map.of("PS1", "$ "), "wait_ms", 0).get("session");
         if (mode.equals("pty")) {
             Map<String, Object> r = call(client, "session_read", "session", id, "wait_ms", 10_000, "until",
                     Map.of("prompt", true));
