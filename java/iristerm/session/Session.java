@@ -240,7 +240,7 @@ public final class Session implements EngineSink {
                 }
                 fetched = true;
                 left = Math.max(0, left);
-                long timer = quietAt(r.until(), start, scan);
+                long timer = nextTimedCheck(r.until(), start, scan);
                 if (timer != Long.MAX_VALUE) {
                     left = Math.min(left, Math.max(1, timer - now));
                 }
@@ -321,7 +321,7 @@ public final class Session implements EngineSink {
     }
 
     /** Must hold the log's lock. When a time-based condition of {@code u} may next hold, or Long.MAX_VALUE. */
-    private long quietAt(Until u, long start, Scan scan) {
+    private long nextTimedCheck(Until u, long start, Scan scan) {
         long at = Long.MAX_VALUE;
         if (u == null) {
             return at;
