@@ -15,7 +15,7 @@ import static iristerm.bench.Servers.call;
 
 /**
  * Part 1: one interaction as an agent does it — session_send {@code echo tok$((N))} with wait_ms and
- * until {"pattern": "^tokN\r?\n"} — over stdio and HTTP, on a pipe and a PTY session, next to the
+ * until {"pattern": "(?:^|\$ )tokN\r?\n"} (a pipe bash is interactive: its prompt precedes the output) — over stdio and HTTP, on a pipe and a PTY session, next to the
  * same interaction on bash driven directly from Java (pipes, and pty4j).
  */
 final class Interactions {
@@ -32,7 +32,7 @@ final class Interactions {
         String text = cat ? "tok" + n : "echo tok$((" + n + "))";
         long t0 = System.nanoTime();
         Map<String, Object> r = call(client, "session_send", "session", session, "text", text, "wait_ms", waitMs,
-                "until", Map.of("pattern", "^tok" + n + "\\r?\\n"));
+                "until", Map.of("pattern", "(?:^|\\$ )tok" + n + "\\r?\\n"));
         long dt = System.nanoTime() - t0;
         Object data = r.get("data");
         if (!"pattern".equals(r.get("reason")) || !(data instanceof String d) || !d.contains("tok" + n)) {
@@ -61,7 +61,7 @@ final class Interactions {
 
     static void run(Benchmark.Settings s, Report r) throws Exception {
         r.section("1", "Interaction round trip: session_send \"echo tok$((N))\" + wait_ms, until {\"pattern\": "
-                + "\"^tokN\\r?\\n\"}");
+                + "\"(?:^|\\$ )tokN\\r?\\n\"}");
         r.line("  per server: %d warm-up interactions on each of a pipe and a PTY bash (the server JVM's JIT needs "
                 + "them), then %d measured on each, alternating; floor = the same line written to bash by this JVM "
                 + "and read back on the calling thread, no MCP", s.warmup(), s.iterations());
@@ -168,7 +168,7 @@ final class Interactions {
                 long n = TOKENS.getAndIncrement();
                 long t0 = System.nanoTime();
                 var m = c.call("session_send", "session", id, "text", "echo tok$((" + n + "))", "wait_ms", s.waitMs(),
-                        "until", Map.of("pattern", "^tok" + n + "\\r?\\n"));
+                        "until", Map.of("pattern", "(?:^|\\$ )tok" + n + "\\r?\\n"));
                 long dt = System.nanoTime() - t0;
                 if (!"pattern".equals(m.path("reason").asString(""))) {
                     r.error("raw stdio", "interaction tok" + n + " answered " + abbreviate(m));
