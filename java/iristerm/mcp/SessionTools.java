@@ -27,9 +27,9 @@ final class SessionTools {
     /**
      * How long session_open waits, by default, for what a process prints at start (banner, first
      * prompt): bash or a REPL shows its prompt well within it; a program that prints nothing ends the
-     * wait after {@link Until#START_SILENCE_MS}.
+     * wait after half of it (see {@link Until#started}).
      */
-    static final long OPEN_WAIT_MS = 2000;
+    static final long OPEN_WAIT_MS = 3000;
 
     private final ServerContext ctx;
     private final IrisSessions iris;
@@ -58,8 +58,9 @@ final class SessionTools {
                 pseudo-terminal (mode "pty") or on pipes (mode "pipe"); kind "iris" starts an ObjectScript \
                 terminal job in IRIS. Returns the session id used by every other session_* tool and, for a \
                 process, what it printed at start (data: banner, first prompt), read for the default reader: \
-                it waits up to wait_ms (default 2000) until the prompt shows, the process exits, its start-up \
-                output has been quiet for 300 ms, or it printed nothing for 1000 ms. An iris session prints \
+                it waits up to wait_ms (default 3000) until the prompt shows, the process exits, its start-up \
+                output has been quiet for 300 ms, or it printed nothing for half of wait_ms (give a longer wait_ms \
+                for a slow start, e.g. a shell with a heavy rc file). An iris session prints \
                 nothing at start (data is empty).""", """
                 {"type": "object", "properties": {
                   "kind": {"type": "string", "enum": ["process", "iris"], "default": "process"},
@@ -74,7 +75,7 @@ final class SessionTools {
                   "namespace": {"type": "string", "description": "iris: namespace to start in"},
                   "notify": {"type": "boolean", "description": "push output and exit as MCP logging notifications"},
                   "prompt": {"type": "string", "description": "regex matching the program's prompt at the end of the last line (process)"},
-                  "wait_ms": {"type": "integer", "minimum": 0, "default": 2000, "description": "process: wait up to this long for the start-up output (0: neither wait nor read it; the first read gets it)"}
+                  "wait_ms": {"type": "integer", "minimum": 0, "default": 3000, "description": "process: wait up to this long for the start-up output (0: neither wait nor read it; the first read gets it)"}
                 }, "additionalProperties": false}""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"}, "kind": {"type": "string"}, "name": {"type": "string"},
@@ -93,7 +94,7 @@ final class SessionTools {
             };
             // read before notifications start, so the start-up output is answered here and not pushed as well
             ReadResult started = kind.equals("process") && wait > 0 ? s.read(new ReadRequest(ReadRequest.DEFAULT_READER, wait,
-                    Until.STARTED, ctx.limits().defaultReadBytes(), false, true, false, null, 0)) : null;
+                    Until.started(wait), ctx.limits().defaultReadBytes(), false, true, false, null, 0)) : null;
             if (notifyTarget != null) {
                 ctx.sessions().notifyTo(s, notifyTarget);
             }

@@ -340,6 +340,12 @@ public final class Session implements EngineSink {
         if (!u.settle() || scan.promptKnown) {
             return false;
         }
+        // a prompt that shows up during the wait (a program that started late) is one to wait for too
+        Engine e = engine;
+        scan.promptKnown = e == null || e.showsPrompt(lastLine());
+        if (scan.promptKnown) {
+            return false;
+        }
         long answer = answerFrom(scan);
         return answer >= 0 && log.end() > answer;
     }

@@ -15,13 +15,16 @@ public record Until(Pattern pattern, Long quietMs, boolean prompt, boolean exit,
      * agent not to notice.
      */
     public static final long SETTLE_MS = 300;
-    /** session_open: a program that has printed nothing for this long has no start-up output to wait for */
-    public static final long START_SILENCE_MS = 1000;
-
     /** The default of a waiting send or read: the command is done (prompt back, exit, or settled output). */
     public static final Until DONE = new Until(null, null, true, true, true);
-    /** session_open: the start-up output (banner, first prompt) is complete, or there is none. */
-    public static final Until STARTED = new Until(null, START_SILENCE_MS, true, true, true);
+    /**
+     * session_open waiting up to {@code waitMs}: the start-up output (banner, first prompt) is
+     * complete, or there is none: a program that printed nothing for half the wait (a slow shell rc
+     * file gets more with a longer wait) is taken to print nothing at start.
+     */
+    public static Until started(long waitMs) {
+        return new Until(null, Math.max(1, waitMs / 2), true, true, true);
+    }
 
     public Until(Pattern pattern, Long quietMs, boolean prompt, boolean exit) {
         this(pattern, quietMs, prompt, exit, false);

@@ -93,7 +93,8 @@ abstract class SessionScenarios {
 
     @Test
     void pythonReplRoundTrip() {
-        Map<String, Object> opened = ok(client, "session_open", "command", "python3");
+        // python starts slowest of these on a loaded machine: a longer wait than the default (which bash tests)
+        Map<String, Object> opened = ok(client, "session_open", "command", "python3", "wait_ms", 10000);
         assertEquals("prompt", opened.get("reason"), opened::toString);
         assertTrue(((String) opened.get("data")).contains("Python 3") && ((String) opened.get("data")).endsWith(">>> "),
                 opened::toString);
@@ -146,6 +147,18 @@ abstract class SessionScenarios {
                 () -> "the terminal's echo, then cat's copy: " + echoed);
         ok(client, "session_close", "session", s);
         ok(client, "session_close", "session", cat);
+    }
+
+    @Test
+    void aSlowStartIsWaitedForWithALongerOpenWait() {
+        // silent for 1.5 s (a heavy rc file), then a prompt: half of wait_ms is the silence open tolerates
+        Map<String, Object> opened = ok(client, "session_open", "command", "bash", "mode", "pipe", "wait_ms", 8000,
+                "args", List.of("-c", "sleep 1.5; printf 'ready> '; read l; echo got-$l"));
+        assertEquals("prompt", opened.get("reason"), opened::toString);
+        assertEquals("ready> ", opened.get("data"), opened::toString);
+        Map<String, Object> r = send((String) opened.get("session"), "x");
+        assertEquals("exit", r.get("reason"), r::toString);
+        assertEquals("got-x", ((String) r.get("data")).strip(), r::toString);
     }
 
     @Test
