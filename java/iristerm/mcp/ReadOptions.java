@@ -24,25 +24,33 @@ final class ReadOptions {
         long wait = a.integer("wait_ms", 0, 0, limits.maxWaitMillis());
         int max = (int) a.integer("max_bytes", limits.defaultReadBytes(), 1, limits.maxReadBytes());
         String toFile = a.string("to_file");
-        return new ReadRequest(reader, wait, until(a), max, a.bool("force", false), a.bool("strip_ansi", true),
+        return new ReadRequest(reader, wait, until(a, wait), max, a.bool("force", false), a.bool("strip_ansi", true),
                 a.bool("all", false), toFile == null ? null : filePath(toFile, limits.filesRoot()), mark);
     }
 
-    private static Until until(Args a) {
+    /**
+     * No until: with a wait, the command is done (Until.DONE); without one, whatever is there. "data"
+     * or {"data": true}: the first new byte (null).
+     */
+    private static Until until(Args a, long wait) {
         Object raw = a.raw("until");
         if (raw == null) {
-            return null;
+            return wait > 0 ? Until.DONE : null;
         }
         if (raw instanceof String s) {
             return switch (s) {
                 case "data" -> null;
                 case "prompt" -> new Until(null, null, true, false);
                 case "exit" -> new Until(null, null, false, true);
-                default -> throw new SessionException("'until' as a string must be data, prompt or exit; got '" + s
+                case "done" -> Until.DONE;
+                default -> throw new SessionException("'until' as a string must be done, data, prompt or exit; got '" + s
                         + "' (use {\"pattern\": \"…\"} or {\"quiet_ms\": N} for the others)");
             };
         }
         Args u = a.object("until");
+        if (u.bool("data", false)) {
+            return null;
+        }
         String p = u.string("pattern");
         Pattern pattern = null;
         if (p != null) {

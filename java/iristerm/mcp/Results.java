@@ -69,15 +69,16 @@ final class Results {
             "reader": {"type": "string", "description": "named cursor; each reader sees all output independently", "default": "default"},
             "wait_ms": {"type": "integer", "minimum": 0, "description": "wait up to this long for the until condition"},
             "until": {
-              "description": "stop waiting early when any of these holds (default: any new data); or a shorthand string",
+              "description": "stop waiting early when any of these holds; or a shorthand string. Default (or the string done): the command is done: its prompt is back (reason prompt), the process exited (exit), or, for a program that has shown no recognisable prompt, its output has been quiet for 300 ms after it began (quiet). data true (or the string data): the first new byte",
               "anyOf": [
                 {"type": "object", "properties": {
+                  "data": {"type": "boolean", "description": "any new output (returns on the first byte)"},
                   "pattern": {"type": "string", "description": "Java regex searched in the pending output"},
                   "quiet_ms": {"type": "integer", "minimum": 1, "description": "no output for this long"},
                   "prompt": {"type": "boolean", "description": "a prompt or end of command appears"},
                   "exit": {"type": "boolean", "description": "the process exits"}},
                   "additionalProperties": false},
-                {"type": "string", "enum": ["data", "prompt", "exit"]}]},
+                {"type": "string", "enum": ["done", "data", "prompt", "exit"]}]},
             "max_bytes": {"type": "integer", "minimum": 1, "description": "most bytes to return (default 32768); more pending gives reason oversized"},
             "force": {"type": "boolean", "description": "return max_bytes even if more is pending (paging)"},
             "strip_ansi": {"type": "boolean", "default": true, "description": "remove escape sequences and collapse \\r overwrites"}

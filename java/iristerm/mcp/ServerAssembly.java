@@ -39,10 +39,13 @@ public final class ServerAssembly implements AutoCloseable {
 
     static final String INSTRUCTIONS = """
             Persistent terminals. Every session keeps its state between calls until you close it.
-            - Shell or REPL: session_open {"command": "bash"} (or python3, node, psql…) gives a session id.
-              session_send {"session": id, "text": "make test", "wait_ms": 30000, "until": {"prompt": true}}
-              sends a line and returns its output when the prompt is back. Long jobs: read on with
-              session_read; each call says why it stopped (reason) and what state the session is in.
+            - Shell or REPL: session_open {"command": "bash"} (or python3, node, psql…) gives a session id and
+              what the program printed at start (its banner and first prompt).
+              session_send {"session": id, "text": "make test", "wait_ms": 30000} sends a line and returns
+              its whole output once the command is done: prompt back (reason prompt), exit, or, for a
+              program with no prompt, 300 ms of quiet. until overrides that ({"data": true}: first byte;
+              pattern, quiet_ms). Long jobs: read on with session_read (same default); each call says why
+              it stopped (reason) and what state the session is in.
             - Large output: reason "oversized" means nothing was consumed; use force (pages of max_bytes),
               a larger max_bytes, or to_file. Readers ("reader") have independent cursors.
             - Stop a command with session_signal INT; end a session with session_close.

@@ -11,6 +11,7 @@ import iristerm.session.Session;
 import iristerm.session.SessionException;
 import iristerm.session.SessionMeta;
 import iristerm.session.Signal;
+import iristerm.session.Until;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -23,6 +24,13 @@ import java.util.regex.PatternSyntaxException;
 
 /** The session_* tools: one definition each, for every transport and every engine. */
 final class SessionTools {
+    /**
+     * How long session_open waits, by default, for what a process prints at start (banner, first
+     * prompt): bash or a REPL shows its prompt well within it; a program that prints nothing ends the
+     * wait after half of it (see {@link Until#started}).
+     */
+    static final long OPEN_WAIT_MS = 3000;
+
     private final ServerContext ctx;
     private final IrisSessions iris;
     private final Function<Caller, NotifyTarget> notifier;
@@ -48,7 +56,12 @@ final class SessionTools {
         return new ToolSpec("session_open", "Open a terminal session", ToolSpec.Hints.RUNS_CODE, """
                 Open a persistent interactive session. kind "process" runs a program (default: bash) in a \
                 pseudo-terminal (mode "pty") or on pipes (mode "pipe"); kind "iris" starts an ObjectScript \
-                terminal job in IRIS. Returns the session id used by every other session_* tool.""", """
+                terminal job in IRIS. Returns the session id used by every other session_* tool and, for a \
+                process, what it printed at start (data: banner, first prompt), read for the default reader: \
+                it waits up to wait_ms (default 3000) until the prompt shows, the process exits, its start-up \
+                output has been quiet for 300 ms, or it printed nothing for half of wait_ms (give a longer wait_ms \
+                for a slow start, e.g. a shell with a heavy rc file). An iris session prints \
+                nothing at start (data is empty).""", """
                 {"type": "object", "properties": {
                   "kind": {"type": "string", "enum": ["process", "iris"], "default": "process"},
                   "command": {"type": "string", "description": "program to run (process), e.g. bash, python3, node"},
@@ -61,31 +74,41 @@ final class SessionTools {
                   "name": {"type": "string", "description": "a label shown by session_list"},
                   "namespace": {"type": "string", "description": "iris: namespace to start in"},
                   "notify": {"type": "boolean", "description": "push output and exit as MCP logging notifications"},
-                  "prompt": {"type": "string", "description": "regex matching the program's prompt at the end of the last line (process)"}
+                  "prompt": {"type": "string", "description": "regex matching the program's prompt at the end of the last line (process)"},
+                  "wait_ms": {"type": "integer", "minimum": 0, "default": 3000, "description": "process: wait up to this long for the start-up output (0: neither wait nor read it; the first read gets it)"}
                 }, "additionalProperties": false}""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"}, "kind": {"type": "string"}, "name": {"type": "string"},
                   "pid": {"type": "integer"}, "namespace": {"type": "string"}, "mode": {"type": "string"},
                   "command": {"type": "string"},
-                  "state": {"type": "string", "enum": ["starting", "running", "waiting_input", "idle", "exited"]}
-                }, "required": ["session", "kind", "state"]}""", (c, a) -> {
+                %s
+                }, "required": ["session", "kind", "state", "data"]}""".formatted(Results.READ_PROPERTIES), (c, a) -> {
             String kind = a.string("kind", "process");
             // resolved first: a session must not be left open behind a refusal
             NotifyTarget notifyTarget = a.bool("notify", false) ? notifier.apply(c) : null;
+            long wait = a.integer("wait_ms", OPEN_WAIT_MS, 0, ctx.limits().maxWaitMillis());
             Session s = switch (kind) {
                 case "process" -> openProcess(c, a);
                 case "iris" -> iris.open(c, a);
                 default -> throw new SessionException("'kind' must be process or iris; got '" + kind + "'");
             };
+            // read before notifications start, so the start-up output is answered here and not pushed as well
+            ReadResult started = kind.equals("process") && wait > 0 ? s.read(new ReadRequest(ReadRequest.DEFAULT_READER, wait,
+                    Until.started(wait), ctx.limits().defaultReadBytes(), false, true, false, null, 0)) : null;
             if (notifyTarget != null) {
                 ctx.sessions().notifyTo(s, notifyTarget);
             }
             SessionMeta m = s.meta();
-            return new Answer(Results.map("session", s.id(), "kind", m.kind(), "name", m.name(),
+            Map<String, Object> out = Results.map("session", s.id(), "kind", m.kind(), "name", m.name(),
                     "pid", s.pid() > 0 ? s.pid() : null, "namespace", m.namespace(), "mode", m.mode(),
-                    "command", m.command(), "state", s.state().name()),
-                    "opened " + m.kind() + " session " + s.id() + " (" + m.name() + ")"
-                            + (s.pid() > 0 ? " pid " + s.pid() : ""));
+                    "command", m.command(), "state", s.state().name(), "data", "");
+            String text = "opened " + m.kind() + " session " + s.id() + " (" + m.name() + ")"
+                    + (s.pid() > 0 ? " pid " + s.pid() : "");
+            if (started != null) {
+                out.putAll(Results.read(started));
+                text += "\n" + Results.readText(started);
+            }
+            return new Answer(out, text);
         });
     }
 
@@ -123,9 +146,12 @@ final class SessionTools {
     private ToolSpec send() {
         return new ToolSpec("session_send", "Send input to a session", ToolSpec.Hints.RUNS_CODE, """
                 Send input to a session: text plus Enter (enter: false to omit it; control characters such as \
-                "\\u0003" pass through). With wait_ms > 0 it also reads, atomically: e.g. wait_ms 10000 with \
-                until {"prompt": true} returns the command's output once the prompt is back. secret: true keeps \
-                the text out of transcripts and logs.""", """
+                "\\u0003" pass through). With wait_ms > 0 it also reads, atomically, and by default (no until) \
+                returns once the command is done: its prompt is back (reason prompt), the process exited (exit), \
+                or, for a program with no recognisable prompt, its output has been quiet for 300 ms (quiet); \
+                e.g. wait_ms 30000 returns the command's whole output in one call. until overrides it \
+                ({"data": true}: the first new byte; pattern, quiet_ms, prompt, exit). secret: true keeps the \
+                text out of transcripts and logs.""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},
                   "text": {"type": "string"},
@@ -157,7 +183,7 @@ final class SessionTools {
             }
             ReadResult r;
             try (CallProgress.Watch w = c.progress().watch(s)) {
-                r = s.read(withMark(read, mark));
+                r = s.read(read.afterInput(mark));
             }
             Map<String, Object> out = Results.map("written", written);
             out.putAll(Results.read(r));
@@ -165,19 +191,16 @@ final class SessionTools {
         });
     }
 
-    private static ReadRequest withMark(ReadRequest r, long mark) {
-        return new ReadRequest(r.reader(), r.waitMs(), r.until(), r.maxBytes(), r.force(), r.stripAnsi(), r.all(),
-                r.toFile(), mark);
-    }
-
     // ---- session_read ------------------------------------------------------------------------
 
     private ToolSpec read() {
         return new ToolSpec("session_read", "Read a session's output", ToolSpec.Hints.READS, """
                 Read a session's output from a named reader's cursor. Waits up to wait_ms and stops early on \
-                until (default: any new data); reason says why it stopped: data, pattern, quiet, prompt, exit, \
-                timeout, or oversized (more than max_bytes pending: nothing consumed; use force for pages, a \
-                larger max_bytes, or to_file). all: true reads from the start of the session.""", """
+                until; the default is the same as session_send's: new output up to the prompt, the exit, or \
+                (no recognisable prompt) 300 ms of quiet after output began, so a read never ends on half a \
+                line; {"data": true} returns on the first new byte. reason says why it stopped: data, pattern, \
+                quiet, prompt, exit, timeout, or oversized (more than max_bytes pending: nothing consumed; use \
+                force for pages, a larger max_bytes, or to_file). all: true reads from the start of the session.""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},
                 %s,

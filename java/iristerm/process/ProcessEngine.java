@@ -98,7 +98,7 @@ public final class ProcessEngine implements Engine {
                     argv.add(setsid);
                 }
                 argv.add(executable);
-                argv.addAll(spec.args());
+                argv.addAll(PipeShell.args(executable, spec.args()));
                 ProcessBuilder pb = new ProcessBuilder(argv).directory(dir).redirectErrorStream(true);
                 pb.environment().clear();
                 pb.environment().putAll(env);
@@ -216,13 +216,23 @@ public final class ProcessEngine implements Engine {
     }
 
     @Override
+    public boolean echoesInput() {
+        return pty;
+    }
+
+    @Override
+    public boolean showsPrompt(String lineBefore) {
+        return prompt.seen(lineBefore);
+    }
+
+    @Override
     public String note() {
         return prompt.note();
     }
 
     /**
-     * Graceful first: HUP on a terminal (what closing it does; an interactive shell ignores TERM),
-     * TERM on pipes. Whatever is still alive after the grace period is killed, and so is whatever
+     * Graceful first: HUP (what closing a terminal does; an interactive shell, which a pipe-mode bash
+     * is too, ignores TERM), then TERM. Whatever is still alive after the grace period is killed, and so is whatever
      * the leader left running (see {@link #endLeftovers}). (A writer blocked on a child that stopped
      * reading is released when the child dies and its end of the pipe or terminal closes.)
      */
@@ -232,10 +242,8 @@ public final class ProcessEngine implements Engine {
         try {
             if (process.isAlive()) {
                 if (!force) {
-                    trySignal(pty ? Signal.HUP : Signal.TERM);
-                    if (pty) {
-                        trySignal(Signal.TERM);
-                    }
+                    trySignal(Signal.HUP);
+                    trySignal(Signal.TERM);
                     process.waitFor(graceMillis, TimeUnit.MILLISECONDS);
                 }
                 if (process.isAlive()) {

@@ -23,6 +23,8 @@ final class PromptRegex {
     private final Pattern pattern;
     private final AtomicInteger overruns = new AtomicInteger();
     private volatile boolean off;
+    /** whether the prompt has matched a last line at least once: the program has a recognisable prompt */
+    private volatile boolean seen;
 
     PromptRegex(Pattern pattern) {
         this.pattern = pattern;
@@ -37,6 +39,9 @@ final class PromptRegex {
             boolean found = BoundedRegex.find(pattern, lastLine,
                     System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BUDGET_MILLIS));
             overruns.set(0);
+            if (found) {
+                seen = true;
+            }
             return found;
         } catch (BoundedRegex.Overrun e) {
             if (overruns.incrementAndGet() >= STRIKES && !off) {
@@ -46,6 +51,11 @@ final class PromptRegex {
             }
             return false;
         }
+    }
+
+    /** Whether the program has shown its prompt: it has before, or {@code line} is one. */
+    boolean seen(String line) {
+        return seen || matches(line);
     }
 
     /** Why prompt detection stopped, for the agent; null while the regex is in use. */

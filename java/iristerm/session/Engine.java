@@ -26,6 +26,23 @@ public interface Engine {
     /** Whether a prompt (end of command, READ, or a shell prompt) appeared at or after {@code mark}. */
     boolean promptSince(long mark, long logEnd, String lastLine);
 
+    /**
+     * Whether the terminal echoes input back into the output (a PTY does): then the line holding the
+     * echo is not the answer, and a prompt counts only on a line that began after it.
+     */
+    default boolean echoesInput() {
+        return false;
+    }
+
+    /**
+     * Whether the program has a recognisable prompt (it has shown one, or {@code lineBefore}, the line
+     * it was on when the read began, is one), so that "done" means the prompt is back; when not, a
+     * waiting read with the default until settles on quiet output instead.
+     */
+    default boolean showsPrompt(String lineBefore) {
+        return true;
+    }
+
     /** A standing condition of this engine that every read should mention (e.g. prompt detection is off), or null. */
     default String note() {
         return null;

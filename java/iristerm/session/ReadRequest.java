@@ -4,7 +4,8 @@ import java.nio.file.Path;
 
 /**
  * One read of a session's output. {@code mark}: with an atomic send-and-read, the log end just
- * before the input was written, so that a prompt already on screen does not count as the answer.
+ * before the input was written, so that a prompt already on screen does not count as the answer;
+ * {@code sent} says the read follows such input (then a terminal's echo of it is not the answer either).
  */
 public record ReadRequest(
         String reader,
@@ -15,7 +16,19 @@ public record ReadRequest(
         boolean stripAnsi,
         boolean all,
         Path toFile,
-        long mark) {
+        long mark,
+        boolean sent) {
 
     public static final String DEFAULT_READER = "default";
+
+    /** A read that follows no input of its own. */
+    public ReadRequest(String reader, long waitMs, Until until, int maxBytes, boolean force, boolean stripAnsi,
+                       boolean all, Path toFile, long mark) {
+        this(reader, waitMs, until, maxBytes, force, stripAnsi, all, toFile, mark, false);
+    }
+
+    /** This read, following input written when the log ended at {@code mark}. */
+    public ReadRequest afterInput(long mark) {
+        return new ReadRequest(reader, waitMs, until, maxBytes, force, stripAnsi, all, toFile, mark, true);
+    }
 }

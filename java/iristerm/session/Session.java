@@ -29,6 +29,7 @@ public final class Session implements EngineSink {
      * plain pattern over megabytes of output needs milliseconds, and must not be cut off by the clock
      */
     private static final long MIN_PATTERN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(Until.SETTLE_MS);
 
     private final SessionMeta meta;
     private final OutputLog log;
@@ -222,7 +223,11 @@ public final class Session implements EngineSink {
         ReentrantLock lock = log.lock();
         long start = System.nanoTime();
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(r.waitMs());
-        Scan scan = new Scan(cursor, deadline);
+        Scan scan = new Scan(cursor, deadline, mark, r.sent() && engine != null && engine.echoesInput());
+        if (r.until() != null && r.until().settle()) {
+            Engine e = engine;
+            scan.promptKnown = e == null || e.showsPrompt(lineBefore(mark));
+        }
         ReadReason reason;
         boolean fetched = false;
         try {
@@ -235,10 +240,9 @@ public final class Session implements EngineSink {
                 }
                 fetched = true;
                 left = Math.max(0, left);
-                if (r.until() != null && r.until().quietMs() != null) {
-                    long quietAt = Math.max(start, log.lastOutputNanos())
-                            + TimeUnit.MILLISECONDS.toNanos(r.until().quietMs());
-                    left = Math.min(left, Math.max(1, quietAt - now));
+                long timer = nextTimedCheck(r.until(), start, scan);
+                if (timer != Long.MAX_VALUE) {
+                    left = Math.min(left, Math.max(1, timer - now));
                 }
                 Engine e = engine;
                 lock.unlock();
@@ -266,17 +270,84 @@ public final class Session implements EngineSink {
     /**
      * Tracks how far a pattern has been searched, so each wake-up scans only what is new, and by
      * when the search must end: the read's deadline (with a small floor, see MIN_PATTERN_NANOS).
+     * Also where the answer to the input begins (past the terminal's echo of it, once that is complete).
      */
     private static final class Scan {
         final long deadline;
         long from;
         /** set when the pattern's search ran out of time: the read ends with timeout and says why */
         String overrun;
+        /** where the answer begins; -1 while the echoed input line is not yet complete */
+        long answer;
+        /** how far the echo's line end has been looked for */
+        long echoScanned;
+        /** whether the program has a prompt to wait for (else a default read settles on quiet) */
+        boolean promptKnown = true;
 
-        Scan(long from, long deadline) {
+        Scan(long from, long deadline, long mark, boolean echo) {
             this.from = from;
             this.deadline = deadline;
+            this.answer = echo ? -1 : mark;
+            this.echoScanned = mark;
         }
+    }
+
+    /**
+     * Must hold the log's lock. Where the answer to the input begins: the mark, or on a terminal that
+     * echoes input, just past the end of the echoed line (-1 until it has come), so that neither the
+     * echo nor the prompt line it continues is taken for the answer.
+     */
+    private long answerFrom(Scan scan) {
+        long end = log.end();
+        while (scan.answer < 0 && scan.echoScanned < end) {
+            OutputLog.Slice s = log.read(scan.echoScanned, (int) Math.min(end - scan.echoScanned, FILE_CHUNK));
+            byte[] b = s.bytes();
+            if (b.length == 0) {
+                break;
+            }
+            if (s.from() > scan.echoScanned) {
+                // the echo is no longer held: far more output than one line has come since
+                scan.answer = s.from();
+                break;
+            }
+            for (int i = 0; i < b.length && scan.answer < 0; i++) {
+                if (b[i] == '\n') {
+                    scan.answer = s.from() + i + 1;
+                }
+            }
+            scan.echoScanned = s.next();
+        }
+        return scan.answer;
+    }
+
+    /** Must hold the log's lock. When a time-based condition of {@code u} may next hold, or Long.MAX_VALUE. */
+    private long nextTimedCheck(Until u, long start, Scan scan) {
+        long at = Long.MAX_VALUE;
+        if (u == null) {
+            return at;
+        }
+        if (u.quietMs() != null) {
+            at = Math.max(start, log.lastOutputNanos()) + TimeUnit.MILLISECONDS.toNanos(u.quietMs());
+        }
+        if (settling(u, scan)) {
+            at = Math.min(at, log.lastOutputNanos() + SETTLE_NANOS);
+        }
+        return at;
+    }
+
+    /** Must hold the log's lock. Whether the settle rule applies and the answer has begun. */
+    private boolean settling(Until u, Scan scan) {
+        if (!u.settle() || scan.promptKnown) {
+            return false;
+        }
+        // a prompt that shows up during the wait (a program that started late) is one to wait for too
+        Engine e = engine;
+        scan.promptKnown = e == null || e.showsPrompt(lastLine());
+        if (scan.promptKnown) {
+            return false;
+        }
+        long answer = answerFrom(scan);
+        return answer >= 0 && log.end() > answer;
     }
 
     private ReadReason ready(ReadRequest r, long cursor, long mark, long start, Scan scan) {
@@ -303,8 +374,11 @@ public final class Session implements EngineSink {
         if (exited) {
             return ReadReason.exit;
         }
-        if (u != null && u.prompt() && engine != null && engine.promptSince(mark, end, lastLine())) {
-            return ReadReason.prompt;
+        if (u != null && u.prompt() && engine != null) {
+            long answer = answerFrom(scan);
+            if (answer >= 0 && engine.promptSince(answer, end, lastLine())) {
+                return ReadReason.prompt;
+            }
         }
         if ((u == null || u.isEmpty()) && pending > 0) {
             return ReadReason.data;
@@ -314,6 +388,9 @@ public final class Session implements EngineSink {
             if (quiet >= TimeUnit.MILLISECONDS.toNanos(u.quietMs())) {
                 return ReadReason.quiet;
             }
+        }
+        if (u != null && settling(u, scan) && System.nanoTime() - log.lastOutputNanos() >= SETTLE_NANOS) {
+            return ReadReason.quiet;
         }
         return null;
     }
@@ -436,8 +513,13 @@ public final class Session implements EngineSink {
 
     /** The last line of output as a person would see it; prompt detection looks at this. */
     public String lastLine() {
-        long end = log.end();
-        OutputLog.Slice s = log.read(Math.max(0, end - LAST_LINE_PROBE), LAST_LINE_PROBE);
+        return lineBefore(log.end());
+    }
+
+    /** The last line of the output before log offset {@code end}, as a person would have seen it then. */
+    private String lineBefore(long end) {
+        long from = Math.max(0, end - LAST_LINE_PROBE);
+        OutputLog.Slice s = log.read(from, (int) (end - from));
         String text = AnsiCleaner.clean(decode(s.bytes()));
         return text.substring(text.lastIndexOf('\n') + 1);
     }

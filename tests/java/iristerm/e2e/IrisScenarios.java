@@ -50,7 +50,10 @@ abstract class IrisScenarios {
     }
 
     String newSession() {
-        return (String) ok(client, "session_open", "kind", "iris").get("session");
+        Map<String, Object> opened = ok(client, "session_open", "kind", "iris");
+        // an iris session prints nothing at start (no banner, no prompt text): its answer says so
+        assertEquals("", opened.get("data"), opened::toString);
+        return (String) opened.get("session");
     }
 
     @Test

@@ -57,13 +57,21 @@ abstract class SessionScenarios {
     }
 
     String openBash() {
+        return (String) openBash("pty").get("session");
+    }
+
+    /** bash as agents open it; the answer holds its first prompt, which tells the shell is ready. */
+    Map<String, Object> openBash(String mode) {
         Map<String, Object> s = ok(client, "session_open", "command", "bash", "args", List.of("--norc", "--noprofile"),
-                "env", Map.of("PS1", "$ "));
-        String id = (String) s.get("session");
-        // the first prompt tells the shell is ready
-        Map<String, Object> r = ok(client, "session_read", "session", id, "wait_ms", 10000, "until", PROMPT);
-        assertEquals("prompt", r.get("reason"), () -> "bash did not show its prompt: " + r);
-        return id;
+                "env", Map.of("PS1", "$ "), "mode", mode);
+        assertEquals("prompt", s.get("reason"), () -> "bash (" + mode + ") did not show its prompt at open: " + s);
+        assertTrue(((String) s.get("data")).endsWith("$ "), s::toString);
+        return s;
+    }
+
+    /** session_send as an agent writes it: a wait and no until. */
+    Map<String, Object> send(String session, String line) {
+        return ok(client, "session_send", "session", session, "text", line, "wait_ms", 20000);
     }
 
     Map<String, Object> run(String session, String line) {
@@ -85,13 +93,108 @@ abstract class SessionScenarios {
 
     @Test
     void pythonReplRoundTrip() {
-        String s = open("command", "python3", "args", List.of("-q"));
-        Map<String, Object> first = ok(client, "session_read", "session", s, "wait_ms", 15000, "until", PROMPT);
-        assertEquals("prompt", first.get("reason"), first::toString);
-        Map<String, Object> r = run(s, "print(6*7)");
+        // python starts slowest of these on a loaded machine: a longer wait than the default (which bash tests)
+        Map<String, Object> opened = ok(client, "session_open", "command", "python3", "wait_ms", 10000);
+        assertEquals("prompt", opened.get("reason"), opened::toString);
+        assertTrue(((String) opened.get("data")).contains("Python 3") && ((String) opened.get("data")).endsWith(">>> "),
+                opened::toString);
+        String s = (String) opened.get("session");
+        Map<String, Object> r = send(s, "import time; print(6*7); time.sleep(0.4); print('after'+'-sleep')");
         assertEquals("prompt", r.get("reason"), r::toString);
-        assertTrue(((String) r.get("data")).contains("42"), r::toString);
+        String data = (String) r.get("data");
+        assertTrue(data.lines().toList().containsAll(List.of("42", "after-sleep")), r::toString);
+        assertTrue(data.endsWith(">>> "), r::toString);
+        assertFalse(data.contains("Python 3"), () -> "the banner came again: " + r);
         assertEquals("waiting_input", r.get("state"));
+        ok(client, "session_close", "session", s);
+    }
+
+    /**
+     * The issue's first steps: open bash, send a command that prints twice with pauses; one call
+     * returns both lines, ended by the prompt that follows them, not by the echo or the start-up prompt.
+     */
+    @Test
+    void bashOpenShowsItsPromptAndOneSendReturnsTheWholeCommand() {
+        for (String mode : List.of("pty", "pipe")) {
+            Map<String, Object> opened = openBash(mode);
+            Map<String, Object> r = send((String) opened.get("session"), "sleep 0.3; echo a; sleep 0.3; echo b");
+            assertEquals("prompt", r.get("reason"), () -> mode + ": " + r);
+            String data = (String) r.get("data");
+            assertTrue(data.lines().toList().containsAll(List.of("a", "b")), () -> mode + ": " + r);
+            assertTrue(data.endsWith("$ ") && data.indexOf("$ ") == data.length() - 2,
+                    () -> mode + ": only the prompt after the command ends the answer: " + r);
+            assertFalse(data.contains("job control"), () -> mode + ": the start-up output came again: " + r);
+            ok(client, "session_close", "session", opened.get("session"));
+        }
+    }
+
+    @Test
+    void programsWithoutAPromptEndOnQuiet() {
+        // prints two lines 100 ms apart for each line it reads, and no prompt
+        Map<String, Object> opened = ok(client, "session_open", "command", "bash", "mode", "pipe", "args",
+                List.of("-c", "while read l; do echo one-$l; sleep 0.1; echo two-$l; done"));
+        assertEquals("quiet", opened.get("reason"), () -> "nothing printed at start: " + opened);
+        assertEquals("", opened.get("data"));
+        String s = (String) opened.get("session");
+        Map<String, Object> r = send(s, "x");
+        assertEquals("quiet", r.get("reason"), r::toString);
+        assertEquals(List.of("one-x", "two-x"), ((String) r.get("data")).lines().toList(), r::toString);
+
+        String cat = open("command", "cat");
+        Map<String, Object> echoed = send(cat, "hello-cat");
+        assertEquals("quiet", echoed.get("reason"), echoed::toString);
+        assertEquals(List.of("hello-cat", "hello-cat"), ((String) echoed.get("data")).lines().toList(),
+                () -> "the terminal's echo, then cat's copy: " + echoed);
+        ok(client, "session_close", "session", s);
+        ok(client, "session_close", "session", cat);
+    }
+
+    @Test
+    void aSlowStartIsWaitedForWithALongerOpenWait() {
+        // silent for 1.5 s (a heavy rc file), then a prompt: half of wait_ms is the silence open tolerates
+        Map<String, Object> opened = ok(client, "session_open", "command", "bash", "mode", "pipe", "wait_ms", 8000,
+                "args", List.of("-c", "sleep 1.5; printf 'ready> '; read l; echo got-$l"));
+        assertEquals("prompt", opened.get("reason"), opened::toString);
+        assertEquals("ready> ", opened.get("data"), opened::toString);
+        Map<String, Object> r = send((String) opened.get("session"), "x");
+        assertEquals("exit", r.get("reason"), r::toString);
+        assertEquals("got-x", ((String) r.get("data")).strip(), r::toString);
+    }
+
+    @Test
+    void untilDataStillReturnsOnTheFirstByte() {
+        String s = openBash();
+        for (Object data : List.of(Map.of("data", true), "data")) {
+            Map<String, Object> r = ok(client, "session_send", "session", s, "text", "sleep 0.5; echo lat''er",
+                    "wait_ms", 10000, "until", data);
+            assertEquals("data", r.get("reason"), r::toString);
+            assertFalse(((String) r.get("data")).contains("later"), () -> "waited past the first byte: " + r);
+            run(s, "");
+        }
+        ok(client, "session_close", "session", s);
+    }
+
+    @Test
+    void aWaitingReadReturnsTheCommandsOutputCoalesced() {
+        String s = openBash();
+        ok(client, "session_send", "session", s, "text", "for i in 1 2 3; do echo row$i; sleep 0.2; done");
+        Map<String, Object> r = ok(client, "session_read", "session", s, "wait_ms", 20000);
+        assertEquals("prompt", r.get("reason"), r::toString);
+        assertTrue(((String) r.get("data")).lines().toList().containsAll(List.of("row1", "row2", "row3")), r::toString);
+        ok(client, "session_close", "session", s);
+    }
+
+    @Test
+    void theEchoOfTheInputIsNotTakenForAPrompt() {
+        String s = openBash();
+        // no Enter: the terminal echoes text ending like a prompt, and bash has not answered anything
+        Map<String, Object> typed = ok(client, "session_send", "session", s, "text", "echo ok #> ", "enter", false,
+                "wait_ms", 1000, "until", PROMPT);
+        assertEquals("timeout", typed.get("reason"), typed::toString);
+        Map<String, Object> r = ok(client, "session_send", "session", s, "text", "", "wait_ms", 20000, "until", PROMPT);
+        assertEquals("prompt", r.get("reason"), r::toString);
+        assertTrue(((String) r.get("data")).lines().toList().contains("ok"), r::toString);
+        ok(client, "session_close", "session", s);
     }
 
     @Test
@@ -111,7 +214,8 @@ abstract class SessionScenarios {
     @Test
     void everyReasonHasItsCase() {
         String s = openBash();
-        Map<String, Object> data = ok(client, "session_send", "session", s, "text", "echo plain", "wait_ms", 5000);
+        Map<String, Object> data = ok(client, "session_send", "session", s, "text", "echo plain", "wait_ms", 5000,
+                "until", "data");
         assertEquals("data", data.get("reason"));
         run(s, "");
 
@@ -278,7 +382,8 @@ abstract class SessionScenarios {
     void fiftySessionsAtOnce() {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            ids.add(open("command", "cat", "mode", "pipe", "name", "cat-" + i));
+            // cat prints nothing at start: no start-up output to wait for
+            ids.add(open("command", "cat", "mode", "pipe", "name", "cat-" + i, "wait_ms", 0));
         }
         for (int i = 0; i < ids.size(); i++) {
             Map<String, Object> r = ok(client, "session_send", "session", ids.get(i), "text", "ping-" + i,

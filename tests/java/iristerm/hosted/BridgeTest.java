@@ -254,7 +254,7 @@ class BridgeTest {
         gateway.privilegeChecks.set(0);
         // not an instant exit: SessionStore's save at open and at exit race on one temp file
         JsonNode opened = tool("alice", alices, 8, "session_open", "{\"kind\":\"process\",\"command\":\"sh\","
-                + "\"args\":[\"-c\",\"sleep 0.5; echo hi\"],\"mode\":\"pipe\"}");
+                + "\"args\":[\"-c\",\"sleep 0.5; echo hi\"],\"mode\":\"pipe\",\"wait_ms\":0}");
         assertFalse(opened.path("isError").asBoolean(), opened::toString);
         assertEquals(1, gateway.privilegeChecks.get(), "the privilege is checked in IRIS, once per session_open");
         String id = opened.path("structuredContent").path("session").asString();

@@ -145,7 +145,7 @@ final class Bulk {
 
     private static String openGenerator(McpSyncClient c, long n) {
         return (String) call(c, "session_open", "command", "bash", "args", List.of("-c", generator(n)),
-                "mode", "pipe", "name", "bulk").get("session");
+                "mode", "pipe", "name", "bulk", "wait_ms", 0).get("session");
     }
 
     /** An agent paging through the output: session_read force:true, 1 MiB at a time, until all has come. */
@@ -156,7 +156,7 @@ final class Bulk {
         long deadline = t0 + TimeUnit.SECONDS.toNanos(300);
         while (got < n) {
             Map<String, Object> m = call(c, "session_read", "session", id, "wait_ms", 30_000, "max_bytes", PAGE,
-                    "force", true, "strip_ansi", false);
+                    "force", true, "strip_ansi", false, "until", "data");
             long b = num(m, "bytes");
             String data = (String) m.get("data");
             if (data == null || data.length() != b) {
@@ -177,11 +177,11 @@ final class Bulk {
     static long rawPage(RawStdio c, long n) throws IOException {
         long t0 = System.nanoTime();
         String id = c.call("session_open", "command", "bash", "args", List.of("-c", generator(n)), "mode", "pipe",
-                "name", "bulk").path("session").asString();
+                "name", "bulk", "wait_ms", 0).path("session").asString();
         long got = 0;
         while (got < n) {
             var m = c.call("session_read", "session", id, "wait_ms", 30_000, "max_bytes", PAGE, "force", true,
-                    "strip_ansi", false);
+                    "strip_ansi", false, "until", "data");
             long b = m.path("bytes").asLong();
             if (m.path("data").asString("").length() != b) {
                 throw new Servers.CallFailed("a raw page said " + b + " bytes but carried other data");

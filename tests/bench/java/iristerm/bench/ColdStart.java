@@ -29,7 +29,7 @@ final class ColdStart {
             + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}";
     private static final String INITIALIZED = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
     private static final String OPEN = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
-            + "{\"name\":\"session_open\",\"arguments\":{\"command\":\"cat\",\"mode\":\"pipe\"}}}";
+            + "{\"name\":\"session_open\",\"arguments\":{\"command\":\"cat\",\"mode\":\"pipe\",\"wait_ms\":0}}}";
     static final double TARGET_MS = 400;
 
     private ColdStart() {

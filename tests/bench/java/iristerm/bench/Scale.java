@@ -217,7 +217,7 @@ final class Scale {
     }
 
     private static String openCat(McpSyncClient c) {
-        return (String) call(c, "session_open", "command", "cat", "mode", "pipe", "name", "cat").get("session");
+        return (String) call(c, "session_open", "command", "cat", "mode", "pipe", "name", "cat", "wait_ms", 0).get("session");
     }
 
     /** Average output bytes a session holds in memory: what it has produced (well under the tail). */
