@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.modelcontextprotocol.json.schema.jackson3.DefaultJsonSchemaValidator;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
@@ -133,7 +134,7 @@ class ConformanceIT {
                     return McpSchema.CallToolResult.builder().addTextContent("reconnected").build();
                 })
                 .build();
-        return McpServer.sync(transport).jsonMapper(Json.MCP).jsonSchemaValidator(Json.VALIDATOR)
+        return McpServer.sync(transport).jsonMapper(Json.MCP).jsonSchemaValidator(new DefaultJsonSchemaValidator(Json.MAPPER))
                 .serverInfo("conformance-polling", "1")
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
                 .tools(reconnection)
