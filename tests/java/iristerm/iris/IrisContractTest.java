@@ -171,6 +171,20 @@ class IrisContractTest {
                         + " before AddRoles: an object the user threw could die (%OnClose) with the store's role");
             }
         }
+        // Review D3's addendum: any process may call a public method of a registered class, with a $ETRAP of
+        // its own; an error in that method's frame would run the trap at the class routine's level. So each
+        // public method clears $ETRAP first (an error then unwinds to the caller), and the helpers are Private.
+        for (String className : List.of("Terminal.Engine", "Terminal.Session")) {
+            for (Udl.Member m : Udl.parse(read(classFile(className))).members()) {
+                if (!Set.of("ClassMethod", "Method").contains(m.kind()) || m.isPrivate() || m.name().equals("Redirects")) {
+                    continue;
+                }
+                String code = Udl.stripComments(m.body()).strip().replaceAll("\\s+", " ");
+                assertTrue(code.startsWith("New $ETrap Set $ETrap = \"\"") || code.startsWith("New $Roles New $ETrap Set $ETrap = \"\""),
+                        className + "." + m.name() + " (line " + m.line() + ") is public and does not start with `New $ETrap`,"
+                                + " `Set $ETrap = \"\"`: make it Private, or clear the caller's trap first");
+            }
+        }
         Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
         String redirects = member(engine, "Redirects").body();
         Matcher label = Pattern.compile("(?m)^([A-Za-z]+)(\\([a-z,]*\\))?\t(.*)$").matcher(redirects);
@@ -182,7 +196,6 @@ class IrisContractTest {
                     + " and IRIS would run the user's $ETRAP at its context level");
         }
         assertTrue(labels >= 30, "found only " + labels + " redirect labels");
-        assertTrue(member(engine, "Run").body().contains("Set $ETrap = \"\""), "Terminal.Engine.Run must clear $ETRAP");
         String exec = member(Udl.parse(read(classFile("Terminal.Exec"))), "Run").body();
         assertTrue(exec.indexOf("New $ETrap") >= 0 && exec.indexOf("New $ETrap") < exec.indexOf("Xecute"),
                 "Terminal.Exec.Run must NEW $ETRAP before it XECUTEs: the user's trap stays in its frame");
