@@ -147,6 +147,92 @@ class IrisContractTest {
         assertTrue(calls > 0, "Terminal.Engine.Input no longer ends the job through Finish: update this test");
     }
 
+    /**
+     * Nothing of the user's runs in an escalated frame or at a context level of the engine's routine (review
+     * D2, D3): every escalating method clears $ETRAP (NEWed) and $THROWOBJ before AddRoles; every redirect
+     * label, which user code calls, NEWs and clears $ETRAP first; Terminal.Exec keeps the user's $ETRAP in
+     * a frame of its own; Terminal.Engine.Run clears it at the job's outermost level.
+     */
+    @Test
+    void noTrapOrThrownObjectOfTheUsersRunsInTheEnginesFrames() {
+        for (String className : List.of("Terminal.Engine", "Terminal.Session")) {
+            for (Udl.Member m : Udl.parse(read(classFile(className))).members()) {
+                int add = m.body().indexOf("AddRoles(");
+                if (add < 0) {
+                    continue;
+                }
+                String where = className + "." + m.name() + " (line " + m.line() + ")";
+                String before = m.body().substring(0, add);
+                int newTrap = before.indexOf("New $ETrap");
+                assertTrue(newTrap > before.indexOf("New $Roles") && before.indexOf("Set $ETrap = \"\"", newTrap) > newTrap,
+                        where + " escalates without NEW $ETRAP and SET $ETRAP = \"\" before AddRoles: a $ETRAP the"
+                                + " user set would run in its escalated frame");
+                assertTrue(before.contains("Set $THROWOBJ = \"\""), where + " escalates without SET $THROWOBJ = \"\""
+                        + " before AddRoles: an object the user threw could die (%OnClose) with the store's role");
+            }
+        }
+        // Review D3's addendum: any process may call a public method of a registered class, with a $ETRAP of
+        // its own; an error in that method's frame would run the trap at the class routine's level. So each
+        // public method clears $ETRAP first (an error then unwinds to the caller), and the helpers are Private.
+        for (String className : List.of("Terminal.Engine", "Terminal.Session")) {
+            for (Udl.Member m : Udl.parse(read(classFile(className))).members()) {
+                if (!Set.of("ClassMethod", "Method").contains(m.kind()) || m.isPrivate() || m.name().equals("Redirects")) {
+                    continue;
+                }
+                String code = Udl.stripComments(m.body()).strip().replaceAll("\\s+", " ");
+                assertTrue(code.startsWith("New $ETrap Set $ETrap = \"\"") || code.startsWith("New $Roles New $ETrap Set $ETrap = \"\""),
+                        className + "." + m.name() + " (line " + m.line() + ") is public and does not start with `New $ETrap`,"
+                                + " `Set $ETrap = \"\"`: make it Private, or clear the caller's trap first");
+            }
+        }
+        Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
+        String redirects = member(engine, "Redirects").body();
+        Matcher label = Pattern.compile("(?m)^([A-Za-z]+)(\\([a-z,]*\\))?\t(.*)$").matcher(redirects);
+        int labels = 0;
+        while (label.find()) {
+            labels++;
+            assertTrue(label.group(3).startsWith("New $ETrap Set $ETrap = \"\" "), "Terminal.Engine label "
+                    + label.group(1) + " does not start with `New $ETrap Set $ETrap = \"\"`: user code calls it,"
+                    + " and IRIS would run the user's $ETRAP at its context level");
+        }
+        assertTrue(labels >= 30, "found only " + labels + " redirect labels");
+        String exec = member(Udl.parse(read(classFile("Terminal.Exec"))), "Run").body();
+        assertTrue(exec.indexOf("New $ETrap") >= 0 && exec.indexOf("New $ETrap") < exec.indexOf("Xecute"),
+                "Terminal.Exec.Run must NEW $ETRAP before it XECUTEs: the user's trap stays in its frame");
+    }
+
+    /**
+     * Review D8: registry rows are never objects in an escalated frame (a stored row opens as the class its
+     * storage names), and no class of the package can be subclassed.
+     */
+    @Test
+    void registryRowsAreNeverOpenedAndThePackageIsFinal() {
+        for (String className : List.of("Terminal.Session", "Terminal.Engine", "Terminal.Exec", "Terminal.Audit")) {
+            Udl.ClassDef c = Udl.parse(read(classFile(className)));
+            assertTrue(c.header().matches("(?s).*\\[[^\\]]*\\bFinal\\b[^\\]]*\\].*"), className + " is not Final: " + c.header());
+            for (Udl.Member m : c.members()) {
+                String code = Udl.stripComments(m.body());
+                for (String call : List.of("%OpenId(", "%DeleteId(", "%Open(", "%Delete(")) {
+                    assertFalse(code.contains(call), className + "." + m.name() + " (line " + m.line() + ") calls "
+                            + call + " on registry rows: read them with ...GetStored, delete them with DeleteRow");
+                }
+            }
+        }
+    }
+
+    /** C4 at Open: the code-database guard runs with the caller's own roles, before Open escalates. */
+    @Test
+    void openRefusesAWriterOfTheCodeDatabaseBeforeItEscalates() {
+        String open = declared(IrisMethod.CLASS, "Open").body();
+        int guard = open.indexOf("..CodeGuard()");
+        assertTrue(guard >= 0 && guard < open.indexOf("AddRoles("), "Terminal.Session.Open must call CodeGuard before AddRoles");
+        String code = declared(IrisMethod.CLASS, "CodeGuard").body();
+        assertTrue(code.contains("##class(Terminal.Store).CodeLocation("), "CodeGuard must find the package's database"
+                + " with Terminal.Store.CodeLocation (one piece of code for it)");
+        assertTrue(read(projectRoot().resolve("docs/iris-contract.md")).contains("**Code database.**"),
+                "CodeGuard's message points to docs/iris-contract.md, \"Code database\"");
+    }
+
     // --------------------------------------------------------------------------------- faults
 
     /**
