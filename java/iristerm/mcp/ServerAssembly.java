@@ -49,6 +49,9 @@ public final class ServerAssembly implements AutoCloseable {
             - Large output: reason "oversized" means nothing was consumed; use force (pages of max_bytes),
               a larger max_bytes, or to_file. Readers ("reader") have independent cursors.
             - Stop a command with session_signal INT; end a session with session_close.
+            - A waiting call that carries a progressToken gets notifications/progress about once a second
+              (bytes so far, last line). Each session's transcript is the resource
+              iris-terminal://sessions/{session}/transcript (completion offers your session ids).
             - IRIS: iris_execute {"code": "write $zversion"} runs ObjectScript in your own persistent IRIS
               session (status ok/error/reading/running; answer a READ with session_send). iris_sql runs SQL.
             """;

@@ -596,8 +596,8 @@ abstract class SessionScenarios {
         }
         String instructions = client.getServerInstructions();
         assertNotNull(instructions, "the server gives no instructions");
-        for (String step : List.of("session_open", "session_send", "until", "oversized", "session_signal",
-                "iris_execute")) {
+        for (String step : List.of("session_open", "session_send", "until", "reason prompt", "quiet", "oversized",
+                "session_signal", "progressToken", "transcript", "iris_execute")) {
             assertTrue(instructions.contains(step), "the instructions do not teach " + step);
         }
     }
