@@ -88,7 +88,7 @@ class InstallerSourceTest {
             assertFalse(gateway.contains(resource), "the agent role grants " + resource + ", which opens the Java server");
         }
         // Created or completed, the agent role is stripped of every gateway grant.
-        assertTrue(method(installer, "Install").contains("..EnsureRole(..#ROLE, \"IRIS Terminal: agent users of the MCP endpoint\", ..#ROLERESOURCES, ..#GATEWAYRESOURCES)"));
+        assertTrue(method(installer, "Install").contains("..EnsureRole(..#ROLE, ..#AGENTROLEDESCRIPTION, ..#ROLERESOURCES, ..#GATEWAYRESOURCES)"));
     }
 
     @Test
@@ -318,6 +318,30 @@ class InstallerSourceTest {
         assertTrue(at(user, "If ##class(Security.Users).Exists(name) {") < at(user, "Set ^%IRISTerminal(\"checkuser\", name) = $Job"));
         String uninstall = method(installer, "UninstallOne");
         assertTrue(at(uninstall, "$$$ThrowOnError(..DropTemporaryUsers(0))") < at(uninstall, "\t\tKill ^%IRISTerminal\n"));
+    }
+
+    /** Review G2, G5, G6 minors, each as its text shows it. */
+    @Test
+    void reviewGMinorsHold() {
+        String installer = read(INSTALLER);
+        String store = read(STORE);
+        // G2: the directory is the last piece of a destination, whatever the form
+        assertTrue(method(store, "CodeLocation").contains("Do ..DestParts(dest, .system, .dir)"));
+        assertTrue(method(store, "DestParts").contains("Set dir = $Piece(dest, \"^\", *)"));
+        // G6: only <PROTECT> is the refusal the probe looks for
+        String check = method(store, "Check");
+        assertTrue(check.contains("Set:ex.Name'=\"<PROTECT>\" probeError = ex.DisplayString()") && check.contains("} ElseIf probeError '= \"\" {"));
+        // G5: a planted record adopts the legacy role only with the earlier installer's Description
+        assertTrue(method(installer, "AdoptLegacyRecords").contains("(..RoleDescription(..#LEGACYROLE)=..#AGENTROLEDESCRIPTION)"));
+        // G5: Check judges HOME's installation, the only one Install makes
+        assertTrue(method(installer, "Check").contains("ns = ##class(Terminal.Store).#HOME"));
+        // G5: an SSE answer's data lines are joined, not only the last one taken
+        assertTrue(method(installer, "Rpc").contains("text = ..SseData(text)"));
+        assertTrue(method(installer, "SseData").contains("Set event = event_$Select(has: $Char(10), 1: \"\")_value"));
+        // G5: a version that keeps no server Resource is not retried (each try stops the JVM)
+        String protect = method(installer, "ProtectServer");
+        assertTrue(protect.contains("If (previous '= ..#GWRESOURCE) && 'unsupported {")
+                && protect.contains("Set ^%IRISTerminal(\"serverResourceUnsupported\") = $ZVersion"));
     }
 
     @Test
