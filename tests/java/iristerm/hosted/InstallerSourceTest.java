@@ -88,7 +88,7 @@ class InstallerSourceTest {
             assertFalse(gateway.contains(resource), "the agent role grants " + resource + ", which opens the Java server");
         }
         // Created or completed, the agent role is stripped of every gateway grant.
-        assertTrue(method(installer, "Install").contains("..EnsureRole(..#ROLE, \"IRIS Terminal: agent users of the MCP endpoint\", ..#ROLERESOURCES, ..#GATEWAYRESOURCES)"));
+        assertTrue(method(installer, "Install").contains("..EnsureRole(..#ROLE, ..#AGENTROLEDESCRIPTION, ..#ROLERESOURCES, ..#GATEWAYRESOURCES)"));
     }
 
     @Test
@@ -237,10 +237,111 @@ class InstallerSourceTest {
     @Test
     void theInstallScriptRunsCheckAndExitsOnItsVerdict() {
         String script = read(Path.of("install"));
-        assertTrue(script.contains("do ##class(Terminal.Installer).Check()"), "./install runs Check");
+        assertTrue(script.contains("do ##class(Terminal.Installer).Check(, , $(os_string \"$web_url\"), $(os_string \"$ssl_config\"))"),
+                "./install runs Check with the web server address it was given");
         assertTrue(script.contains("IRIS Terminal check: all [0-9]+ checks passed"), "./install reads Check's verdict line");
         assertTrue(method(read(INSTALLER), "Verdict").contains("\"IRIS Terminal check: \"_$Select(failed: failed_\" of \"_pReport.checks.%Size()_\" checks failed\", 1: \"all \"_pReport.checks.%Size()_\" checks passed\")"),
                 "the verdict line ./install reads");
+    }
+
+    /**
+     * Review G1: the MCP line takes the agent's first real step as the temporary agent user (session_open of an
+     * iris session, which Terminal.Session's code guard refuses to a writer of the code database), runs
+     * Terminal.Store.Check() as that user and reports its part "code database not writable" as a line of its own;
+     * a refused session_open fails the line with the code-database fix.
+     */
+    @Test
+    void theMcpLineOpensASessionAndJudgesTheCodeDatabaseAsTheAgent() {
+        String installer = read(INSTALLER);
+        String mcp = method(installer, "McpVerdict");
+        int list = at(mcp, "\"session_list\", {})");
+        int open = at(mcp, "\"session_open\", {\"kind\":\"iris\"");
+        int run = at(mcp, "\"iris_execute\", {\"session\":(id), \"code\":\"write ##class(Terminal.Store).Check().%ToJSON()\"}");
+        int close = at(mcp, "\"session_close\", {\"session\":(id)})");
+        int delete = at(mcp, "..Rpc(\"DELETE\"");
+        assertTrue(list < open && open < run && run < close && close < delete, "list, open, execute, close, then DELETE");
+        assertTrue(mcp.contains("Set step = \"session_open\"") && mcp.contains("$Select(step=\"session_open\": openFix, 1: fix)"),
+                "a refused session_open fails the MCP line with the code-database fix");
+        assertTrue(method(installer, "Tool").contains("If result.isError {"), "a tool error is a failure, not an answer");
+        assertTrue(method(installer, "Check").contains("Do ..Line(pReport, \"code database as an agent\", codeVerdict)"),
+                "Check reports the agent's code database part");
+        assertTrue(method(installer, "AgentCodeVerdict").contains("part.part=\"code database not writable\""));
+        assertTrue(method(read(STORE), "Check").contains("Do ..Part(report, \"code database not writable\", $$$ISOK(codeSC) && 'codeWritable"),
+                "Store.Check has the part, judged by the caller's own access");
+    }
+
+    /** Review G3: without a web server address the MCP line is "not checked" (ok), and says how to give one. */
+    @Test
+    void noWebServerAddressIsNotCheckedAndTheScriptTakesOne() throws Exception {
+        String mcp = method(read(INSTALLER), "McpVerdict");
+        assertTrue(mcp.contains("If pBaseURL = \"\" {\n\t\tSet pCodeVerdict = $ListBuild(1, \"not checked"), "no address: not checked");
+        assertTrue(mcp.contains("Quit $ListBuild(1, \"not checked: no web server address known") && mcp.contains("./install --web-url https://host:port"),
+                "the MCP line is not checked either, and names the option");
+        for (String[] run : List.of(new String[] {"ftp://host", "1"}, new String[] {"https://host:443/path", "1"},
+                new String[] {"https://host:443", "0"})) {
+            Process p = new ProcessBuilder("bash", "install", "--web-url", run[0], "--print-steps").redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "./install --print-steps did not finish");
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(Integer.parseInt(run[1]), p.exitValue(), "--web-url " + run[0] + ": " + out);
+            if (run[1].equals("1")) {
+                assertTrue(out.contains("--web-url must be http(s)://host[:port], without a path"), out);
+            }
+        }
+    }
+
+    /** Review G4: a browser prompts for credentials only on a 401 with a Basic challenge; /ui's 401 carries one. */
+    @Test
+    void theBrowserViewsUnauthorizedAnswerChallengesForBasic() {
+        String report = method(read(Path.of("cls", "Terminal", "REST.cls")), "ReportHttpStatusCode");
+        int branch = at(report, "If (code = 401) && ($Piece(..Path(), \"/\", 2) = \"ui\") {");
+        int challenge = at(report, "Do %response.SetHeader(\"WWW-Authenticate\", \"Basic realm=");
+        int json = at(report, "Do ..WriteError(code, message");
+        assertTrue(branch < challenge && challenge < json, "the challenge is set for /ui before the JSON-RPC answer of the rest");
+    }
+
+    /** Review G6: the REST class comment does not claim the 60 s bound for a tool's call back into IRIS. */
+    @Test
+    void theRestCommentSaysACallBackIntoIrisIsNotCutShort() {
+        String rest = read(Path.of("cls", "Terminal", "REST.cls"));
+        String comment = rest.substring(0, at(rest, "Class Terminal.REST "));
+        assertTrue(comment.contains("is not cut short"), "the call back into IRIS is named as unbounded");
+        assertFalse(comment.contains("That keeps a request under the Web"), "the old unqualified claim");
+    }
+
+    /** Review G5: a user of the temporary name that Check did not make is never recorded (so never deleted as
+     * Check's), and the last Uninstall deletes recorded leftovers before it forgets the records. */
+    @Test
+    void temporaryUsersAreNeitherTakenOverNorOrphaned() {
+        String installer = read(INSTALLER);
+        String user = method(installer, "TemporaryUser");
+        assertTrue(at(user, "If ##class(Security.Users).Exists(name) {") < at(user, "Set ^%IRISTerminal(\"checkuser\", name) = $Job"));
+        String uninstall = method(installer, "UninstallOne");
+        assertTrue(at(uninstall, "$$$ThrowOnError(..DropTemporaryUsers(0))") < at(uninstall, "\t\tKill ^%IRISTerminal\n"));
+    }
+
+    /** Review G2, G5, G6 minors, each as its text shows it. */
+    @Test
+    void reviewGMinorsHold() {
+        String installer = read(INSTALLER);
+        String store = read(STORE);
+        // G2: the directory is the last piece of a destination, whatever the form
+        assertTrue(method(store, "CodeLocation").contains("Do ..DestParts(dest, .system, .dir)"));
+        assertTrue(method(store, "DestParts").contains("Set dir = $Piece(dest, \"^\", *)"));
+        // G6: only <PROTECT> is the refusal the probe looks for
+        String check = method(store, "Check");
+        assertTrue(check.contains("Set:ex.Name'=\"<PROTECT>\" probeError = ex.DisplayString()") && check.contains("} ElseIf probeError '= \"\" {"));
+        // G5: a planted record adopts the legacy role only with the earlier installer's Description
+        assertTrue(method(installer, "AdoptLegacyRecords").contains("(..RoleDescription(..#LEGACYROLE)=..#AGENTROLEDESCRIPTION)"));
+        // G5: Check judges HOME's installation, the only one Install makes
+        assertTrue(method(installer, "Check").contains("ns = ##class(Terminal.Store).#HOME"));
+        // G5: an SSE answer's data lines are joined, not only the last one taken
+        assertTrue(method(installer, "Rpc").contains("text = ..SseData(text)"));
+        assertTrue(method(installer, "SseData").contains("Set event = event_$Select(has: $Char(10), 1: \"\")_value"));
+        // G5: a version that keeps no server Resource is not retried (each try stops the JVM)
+        String protect = method(installer, "ProtectServer");
+        assertTrue(protect.contains("If (previous '= ..#GWRESOURCE) && 'unsupported {")
+                && protect.contains("Set ^%IRISTerminal(\"serverResourceUnsupported\") = $ZVersion"));
     }
 
     @Test
