@@ -67,6 +67,17 @@ class BoundedRegexTest {
     }
 
     @Test
+    void aShortRegexIsCompiledAsWrittenSoTheEngineKeepsItsFastPaths() {
+        // an empty group in front would cost every search position a step and take away Boyer-Moore
+        assertEquals("^seq-42-done\\r?\\n", BoundedRegex.compile("^seq-42-done\\r?\\n", Pattern.MULTILINE).pattern());
+        assertEquals("done", BoundedRegex.compile("done", 0).pattern());
+        // an agent's own leading empty group is part of what it wrote
+        assertEquals("(?:)x", BoundedRegex.source(BoundedRegex.compile("(?:)x", 0)));
+        String longOne = "(?:)" + "y".repeat(300);
+        assertEquals(longOne, BoundedRegex.source(BoundedRegex.compile(longOne, 0)));
+    }
+
+    @Test
     void theGuardChangesNeitherMeaningNorErrors() {
         assertTrue(BoundedRegex.find(BoundedRegex.compile("^b|c$", Pattern.MULTILINE), "a\nb", in(1000)));
         assertFalse(BoundedRegex.find(BoundedRegex.compile("^a(b)\\1", 0), "xabb", in(1000)));
