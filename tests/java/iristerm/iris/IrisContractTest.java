@@ -240,6 +240,121 @@ class IrisContractTest {
                 "CodeGuard's message points to docs/iris-contract.md, \"Code database\"");
     }
 
+    /**
+     * Review F12: breakpoints, watchpoints and stepping are per process and run their execute code in whatever
+     * frame they reach, so every frame that adds the store's role turns them off first (Terminal.Engine.Undebug,
+     * unescalated), and Terminal.SQL.Contain does too before a CSP process serves its next request (F11).
+     */
+    @Test
+    void noDebuggerStateOfTheUsersReachesAnEscalatedFrame() {
+        Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
+        String undebug = Udl.stripComments(member(engine, "Undebug").body());
+        assertTrue(undebug.contains("Break \"OFF\"") && undebug.contains("ZBreak /CLEAR"),
+                "Terminal.Engine.Undebug must turn stepping off (Break \"OFF\") and remove every break/watchpoint (ZBreak /CLEAR)");
+        int escalating = 0;
+        for (String className : List.of("Terminal.Engine", "Terminal.Session")) {
+            for (Udl.Member m : Udl.parse(read(classFile(className))).members()) {
+                String code = Udl.stripComments(m.body());
+                int add = code.indexOf("AddRoles(");
+                if (add < 0) {
+                    continue;
+                }
+                escalating++;
+                int off = Math.max(code.indexOf("..Undebug()"), code.indexOf("##class(Terminal.Engine).Undebug()"));
+                assertTrue(off >= 0 && off < add, className + "." + m.name() + " (line " + m.line() + ") adds the store's"
+                        + " role without calling Terminal.Engine.Undebug() before: a user's ZBREAK execute code or BREAK"
+                        + " stepping would run in its escalated frame");
+            }
+        }
+        assertTrue(escalating >= 10, "found only " + escalating + " escalating methods: the parser missed bodies");
+        String contain = Udl.stripComments(member(Udl.parse(read(classFile("Terminal.SQL"))), "Contain").body());
+        assertTrue(contain.indexOf("Undebug()") > contain.indexOf("..Statement("), "Terminal.SQL.Contain must clear the"
+                + " statement's breakpoints and watchpoints (Terminal.Engine.Undebug) after it runs");
+    }
+
+    /**
+     * Review F9/F3: on the redirect path (Log, Input) interrupts are off from before AddRoles until the store's
+     * role is dropped, so no &lt;INTERRUPT&gt; lands in an escalated frame (a user's non-unwinding $ZTRAP would run
+     * there) or in a Catch that swallows it; Interruptible turns them back on, and only with the role dropped.
+     * Run's fault handler and the halt trap take the home namespace from the compile-time constant, never from a
+     * process-private global user code can set (F10).
+     */
+    @Test
+    void theRedirectPathHoldsTheStoresRoleOnlyWithInterruptsOff() {
+        Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
+        for (String name : List.of("Log", "Input")) {
+            String code = Udl.stripComments(member(engine, name).body());
+            int add = code.indexOf("AddRoles(");
+            int off = code.indexOf("SetInterruptEnable(0)");
+            assertTrue(off >= 0 && off < add, "Terminal.Engine." + name + " escalates with interrupts on: turn them off"
+                    + " (SetInterruptEnable(0)) before AddRoles");
+            assertFalse(code.contains("SetInterruptEnable(1)"), "Terminal.Engine." + name + " turns interrupts on"
+                    + " itself: only Interruptible may, after the role is dropped");
+            Matcher on = Pattern.compile("\\.\\.Interruptible\\(").matcher(code);
+            int calls = 0;
+            while (on.find()) {
+                calls++;
+                String before = code.substring(0, on.start());
+                assertTrue(before.lastIndexOf("Set $Roles = \"\"") > before.lastIndexOf("AddRoles("), "Terminal.Engine."
+                        + name + " turns interrupts back on before the store's role is dropped");
+            }
+            assertTrue(calls > 0, "Terminal.Engine." + name + " never turns interrupts back on: a Signal INT would miss"
+                    + " the rest of the command");
+            String outerCatch = code.substring(code.lastIndexOf("} Catch"));
+            outerCatch = outerCatch.substring(outerCatch.indexOf('{') + 1).strip();
+            assertTrue(outerCatch.startsWith("Set $Roles = \"\""), "Terminal.Engine." + name + ": the outer Catch must"
+                    + " drop the store's role on its first line");
+        }
+        String interruptible = Udl.stripComments(member(engine, "Interruptible").body());
+        assertTrue(interruptible.indexOf("SetInterruptEnable(1)") >= 0 && !interruptible.contains("AddRoles("),
+                "Terminal.Engine.Interruptible turns interrupts on and never escalates");
+        String all = Udl.stripComments(read(classFile("Terminal.Engine")));
+        assertFalse(all.contains("^||Terminal.Engine(\"home\")"), "Terminal.Engine takes its home namespace from"
+                + " ^||Terminal.Engine(\"home\"), which user code can set: use ##class(Terminal.Store).#HOME");
+    }
+
+    /**
+     * Review F1, F2, F8, F11: whatever a contained statement leaves in the CSP process is removed before the roles
+     * come back - the device's mnemonic space and redirection (set back whether or not $IO changed), $THROWOBJ,
+     * the public request variable - and each clean-up step that releases objects is guarded on its own. Fault
+     * asks only IRIS's exception classes anything.
+     */
+    @Test
+    void aContainedStatementLeavesNoCodeOfItsOwnInTheProcess() {
+        Udl.ClassDef sql = Udl.parse(read(classFile("Terminal.SQL")));
+        String contain = Udl.stripComments(member(sql, "Contain").body());
+        int statement = contain.indexOf("..Statement(");
+        assertTrue(contain.indexOf("GetMnemonicRoutine()") >= 0 && contain.indexOf("GetMnemonicRoutine()") < statement
+                && contain.indexOf("ReDirectIO()") >= 0 && contain.indexOf("ReDirectIO()") < statement,
+                "Terminal.SQL.Contain must save the device's mnemonic routine and redirection before the statement");
+        assertFalse(contain.contains("If $IO '= io"), "Terminal.SQL.Contain restores the device only when $IO changed:"
+                + " a statement can set a mnemonic routine and redirection on the same device");
+        assertTrue(contain.indexOf("ReDirectIO(redirected)") > statement && contain.indexOf("Use io::(") > statement,
+                "Terminal.SQL.Contain must set the mnemonic space and redirection back after the statement");
+        assertTrue(contain.indexOf("Set $THROWOBJ = \"\"") > statement, "Terminal.SQL.Contain must release $THROWOBJ");
+        String[] lines = contain.split("\n");
+        int kills = 0;
+        for (int i = 0; i < lines.length; i++) {
+            if (!lines[i].strip().startsWith("Kill")) {
+                continue;
+            }
+            kills++;
+            int j = i - 1;
+            while (j >= 0 && lines[j].isBlank()) {
+                j--;
+            }
+            assertTrue(j >= 0 && lines[j].strip().equals("Try {"), "Terminal.SQL.Contain: `" + lines[i].strip()
+                    + "` runs the statement's %OnClose outside a Try of its own: a failure would skip the rest of the clean-up");
+        }
+        assertTrue(kills >= 3, "found only " + kills + " Kill lines in Terminal.SQL.Contain");
+        assertFalse(member(sql, "PublicVariables").body().contains("\"pRequest\""), "Terminal.SQL.PublicVariables"
+                + " skips pRequest: what the statement puts there would outlive the contained roles");
+        String fault = Udl.stripComments(declared(IrisMethod.CLASS, "Fault").body());
+        int guard = fault.indexOf("$ListFind($ListBuild(\"%Exception.General\"");
+        assertTrue(guard >= 0 && guard < fault.indexOf("ex.Name") && guard < fault.indexOf("ex.DisplayString()"),
+                "Terminal.Session.Fault must ask only IRIS's exception classes for Name/Data/DisplayString");
+    }
+
     // --------------------------------------------------------------------------------- faults
 
     /**
