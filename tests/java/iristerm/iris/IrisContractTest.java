@@ -233,9 +233,16 @@ class IrisContractTest {
         String open = declared(IrisMethod.CLASS, "Open").body();
         int guard = open.indexOf("..CodeGuard()");
         assertTrue(guard >= 0 && guard < open.indexOf("AddRoles("), "Terminal.Session.Open must call CodeGuard before AddRoles");
-        String code = declared(IrisMethod.CLASS, "CodeGuard").body();
-        assertTrue(code.contains("##class(Terminal.Store).CodeLocation("), "CodeGuard must find the package's database"
-                + " with Terminal.Store.CodeLocation (one piece of code for it)");
+        String code = Udl.stripComments(declared(IrisMethod.CLASS, "CodeGuard").body());
+        assertTrue(code.contains("..CodeDatabase(") && Udl.stripComments(declared(IrisMethod.CLASS, "CodeDatabase").body())
+                .contains("##class(Terminal.Store).CodeLocation("), "CodeGuard must find the package's database with"
+                + " Terminal.Store.CodeLocation (one piece of code for it), through CodeDatabase");
+        assertFalse(code.contains("AddRoles("), "CodeGuard decides with the caller's own roles");
+        // Review F4: a failed lookup refuses; it never lets the caller through.
+        assertFalse(code.matches("(?s).*Quit:\\$\\$\\$ISERR\\(.*"), "CodeGuard lets the caller through when the code"
+                + " database cannot be told: refuse (START_FAILED) instead");
+        assertTrue(code.matches("(?s).*Do:\\$\\$\\$ISERR\\(sc\\) \\.\\.Throw\\(\"START_FAILED\".*"), "CodeGuard must refuse"
+                + " (START_FAILED) when the code database cannot be told");
         assertTrue(read(projectRoot().resolve("docs/iris-contract.md")).contains("**Code database.**"),
                 "CodeGuard's message points to docs/iris-contract.md, \"Code database\"");
     }
