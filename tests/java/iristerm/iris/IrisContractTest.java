@@ -321,6 +321,24 @@ class IrisContractTest {
     }
 
     /**
+     * Review F7: the job holds a liveness lock that dies with it and with a restart (Terminal.Engine.Stamp
+     * takes it, incrementally, so no lock of the user's is touched), and IsJob trusts a held lock before the
+     * clocks, so a clock step during a long command cannot make the session unkillable through the API.
+     */
+    @Test
+    void aLiveJobIsProvenByItsLockNotOnlyByTheClocks() {
+        String stamp = Udl.stripComments(member(Udl.parse(read(classFile("Terminal.Engine"))), "Stamp").body());
+        assertTrue(stamp.contains("Lock:'##class(Terminal.Session).Holds(key, $Job) +^IRISTerminal.Run(key, \"job\"):0"),
+                "Terminal.Engine.Stamp must take the liveness lock incrementally when it is not held");
+        String isJob = Udl.stripComments(declared(IrisMethod.CLASS, "IsJob").body());
+        int holds = isJob.indexOf("..Holds(key, pid)");
+        assertTrue(holds >= 0 && holds < isJob.indexOf("..SameBoot(key)"), "Terminal.Session.IsJob must ask for the"
+                + " liveness lock before it trusts or distrusts the clocks");
+        assertTrue(Udl.stripComments(declared(IrisMethod.CLASS, "Holds").body())
+                .contains("^$LOCK($Name(^IRISTerminal.Run(key, \"job\")), \"OWNER\")"), "Holds reads the lock's owner");
+    }
+
+    /**
      * Review F1, F2, F8, F11: whatever a contained statement leaves in the CSP process is removed before the roles
      * come back - the device's mnemonic space and redirection (set back whether or not $IO changed), $THROWOBJ,
      * the public request variable - and each clean-up step that releases objects is guarded on its own. Fault
