@@ -321,6 +321,57 @@ class IrisContractTest {
     }
 
     /**
+     * Review F9 for Terminal.Session: a command can call its escalating methods inside a session's job, where
+     * interrupts are on while the command runs. Each escalating method turns them off first
+     * (Terminal.Engine.Quiet) - itself, or every method that calls it does - and turns them back on (Loud) only
+     * after the store's role is dropped.
+     */
+    @Test
+    void sessionMethodsHoldTheStoresRoleOnlyWithInterruptsOff() {
+        Udl.ClassDef session = Udl.parse(read(classFile(IrisMethod.CLASS)));
+        int checked = 0;
+        for (Udl.Member m : session.members()) {
+            String code = Udl.stripComments(m.body());
+            int add = code.indexOf("AddRoles(");
+            if (add < 0) {
+                continue;
+            }
+            checked++;
+            int quiet = code.indexOf("##class(Terminal.Engine).Quiet()");
+            if (quiet >= 0) {
+                assertTrue(quiet < add, IrisMethod.CLASS + "." + m.name() + " turns interrupts off only after AddRoles");
+                checkLoudAfterDrop(m.name(), code);
+                continue;
+            }
+            List<Udl.Member> callers = session.members().stream()
+                    .filter(c -> Udl.stripComments(c.body()).contains(".." + m.name() + "(")).toList();
+            assertTrue(m.isPrivate() && !callers.isEmpty(), IrisMethod.CLASS + "." + m.name() + " (line " + m.line()
+                    + ") escalates without Terminal.Engine.Quiet(): an <INTERRUPT> could land in its escalated frame");
+            for (Udl.Member c : callers) {
+                String caller = Udl.stripComments(c.body());
+                int q = caller.indexOf("Quiet()");
+                boolean viaGuard = caller.contains("..CodeGuard()") || c.name().equals("CodeGuard");
+                assertTrue(viaGuard || (q >= 0 && q < caller.indexOf(".." + m.name() + "(")), IrisMethod.CLASS + "."
+                        + c.name() + " calls " + m.name() + " without turning interrupts off first (Terminal.Engine.Quiet)");
+            }
+        }
+        assertTrue(checked >= 9, "found only " + checked + " escalating methods in " + IrisMethod.CLASS);
+        String open = Udl.stripComments(declared(IrisMethod.CLASS, "Open").body());
+        assertTrue(open.indexOf("Quiet()") >= 0 && open.indexOf("Quiet()") < open.indexOf("..CodeGuard()"),
+                "Terminal.Session.Open must turn interrupts off before CodeGuard (which escalates in CodeDatabase)");
+        checkLoudAfterDrop("RunValue", Udl.stripComments(declared(IrisMethod.CLASS, "RunValue").body()));
+    }
+
+    /** Loud comes after the role is dropped: a Set $Roles = "" before it, or the escalated frame has returned. */
+    private static void checkLoudAfterDrop(String name, String code) {
+        int loud = code.indexOf("##class(Terminal.Engine).Loud(quiet)");
+        assertTrue(loud >= 0, IrisMethod.CLASS + "." + name + " never turns interrupts back on (Loud)");
+        String before = code.substring(0, loud);
+        assertTrue(!before.contains("AddRoles(") || before.lastIndexOf("Set $Roles = \"\"") > before.lastIndexOf("AddRoles("),
+                IrisMethod.CLASS + "." + name + " turns interrupts back on before dropping the store's role");
+    }
+
+    /**
      * Review F7: the job holds a liveness lock that dies with it and with a restart (Terminal.Engine.Stamp
      * takes it, incrementally, so no lock of the user's is touched), and IsJob trusts a held lock before the
      * clocks, so a clock step during a long command cannot make the session unkillable through the API.
