@@ -462,7 +462,8 @@ class InstallerSourceTest {
         for (String cleanup : List.of("TRollback 1", "$Order(^$||GLOBAL(g))", "Kill @$List(left, i)", "Halt:..PublicVariables()'=\"\"")) {
             assertTrue(statement < contain.lastIndexOf(cleanup), cleanup + " must follow the statement");
         }
-        assertTrue(method(sql, "PublicVariables").contains("v'=\"" + formal + "\""), "the request of Isolated is the one variable kept");
+        // Review F2: the request variable is public in Isolated, so the statement can set it; it is killed too.
+        assertFalse(method(sql, "PublicVariables").contains("v'=\"" + formal + "\""), "the request of Isolated is cleaned like any other variable");
         String run = method(sql, "Run");
         assertTrue(run.contains("..Isolated("), "Run goes through Isolated");
         assertFalse(run.contains("%Execute") || run.contains("New $Roles"), "no statement outside the contained frames");

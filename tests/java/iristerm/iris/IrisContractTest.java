@@ -233,11 +233,203 @@ class IrisContractTest {
         String open = declared(IrisMethod.CLASS, "Open").body();
         int guard = open.indexOf("..CodeGuard()");
         assertTrue(guard >= 0 && guard < open.indexOf("AddRoles("), "Terminal.Session.Open must call CodeGuard before AddRoles");
-        String code = declared(IrisMethod.CLASS, "CodeGuard").body();
-        assertTrue(code.contains("##class(Terminal.Store).CodeLocation("), "CodeGuard must find the package's database"
-                + " with Terminal.Store.CodeLocation (one piece of code for it)");
+        String code = Udl.stripComments(declared(IrisMethod.CLASS, "CodeGuard").body());
+        assertTrue(code.contains("..CodeDatabase(") && Udl.stripComments(declared(IrisMethod.CLASS, "CodeDatabase").body())
+                .contains("##class(Terminal.Store).CodeLocation("), "CodeGuard must find the package's database with"
+                + " Terminal.Store.CodeLocation (one piece of code for it), through CodeDatabase");
+        assertFalse(code.contains("AddRoles("), "CodeGuard decides with the caller's own roles");
+        // Review F4: a failed lookup refuses; it never lets the caller through.
+        assertFalse(code.matches("(?s).*Quit:\\$\\$\\$ISERR\\(.*"), "CodeGuard lets the caller through when the code"
+                + " database cannot be told: refuse (START_FAILED) instead");
+        assertTrue(code.matches("(?s).*Do:\\$\\$\\$ISERR\\(sc\\) \\.\\.Throw\\(\"START_FAILED\".*"), "CodeGuard must refuse"
+                + " (START_FAILED) when the code database cannot be told");
         assertTrue(read(projectRoot().resolve("docs/iris-contract.md")).contains("**Code database.**"),
                 "CodeGuard's message points to docs/iris-contract.md, \"Code database\"");
+    }
+
+    /**
+     * Review F12: breakpoints, watchpoints and stepping are per process and run their execute code in whatever
+     * frame they reach, so every frame that adds the store's role turns them off first (Terminal.Engine.Undebug,
+     * unescalated), and Terminal.SQL.Contain does too before a CSP process serves its next request (F11).
+     */
+    @Test
+    void noDebuggerStateOfTheUsersReachesAnEscalatedFrame() {
+        Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
+        String undebug = Udl.stripComments(member(engine, "Undebug").body());
+        assertTrue(undebug.contains("Break \"OFF\"") && undebug.contains("ZBreak /CLEAR"),
+                "Terminal.Engine.Undebug must turn stepping off (Break \"OFF\") and remove every break/watchpoint (ZBreak /CLEAR)");
+        int escalating = 0;
+        for (String className : List.of("Terminal.Engine", "Terminal.Session")) {
+            for (Udl.Member m : Udl.parse(read(classFile(className))).members()) {
+                String code = Udl.stripComments(m.body());
+                int add = code.indexOf("AddRoles(");
+                if (add < 0) {
+                    continue;
+                }
+                escalating++;
+                int off = Math.max(code.indexOf("..Undebug()"), code.indexOf("##class(Terminal.Engine).Undebug()"));
+                assertTrue(off >= 0 && off < add, className + "." + m.name() + " (line " + m.line() + ") adds the store's"
+                        + " role without calling Terminal.Engine.Undebug() before: a user's ZBREAK execute code or BREAK"
+                        + " stepping would run in its escalated frame");
+            }
+        }
+        assertTrue(escalating >= 10, "found only " + escalating + " escalating methods: the parser missed bodies");
+        String contain = Udl.stripComments(member(Udl.parse(read(classFile("Terminal.SQL"))), "Contain").body());
+        assertTrue(contain.indexOf("Undebug()") > contain.indexOf("..Statement("), "Terminal.SQL.Contain must clear the"
+                + " statement's breakpoints and watchpoints (Terminal.Engine.Undebug) after it runs");
+    }
+
+    /**
+     * Review F9/F3: on the redirect path (Log, Input) interrupts are off from before AddRoles until the store's
+     * role is dropped, so no &lt;INTERRUPT&gt; lands in an escalated frame (a user's non-unwinding $ZTRAP would run
+     * there) or in a Catch that swallows it; Interruptible turns them back on, and only with the role dropped.
+     * Run's fault handler and the halt trap take the home namespace from the compile-time constant, never from a
+     * process-private global user code can set (F10).
+     */
+    @Test
+    void theRedirectPathHoldsTheStoresRoleOnlyWithInterruptsOff() {
+        Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
+        for (String name : List.of("Log", "Input")) {
+            String code = Udl.stripComments(member(engine, name).body());
+            int add = code.indexOf("AddRoles(");
+            int off = code.indexOf("SetInterruptEnable(0)");
+            assertTrue(off >= 0 && off < add, "Terminal.Engine." + name + " escalates with interrupts on: turn them off"
+                    + " (SetInterruptEnable(0)) before AddRoles");
+            assertFalse(code.contains("SetInterruptEnable(1)"), "Terminal.Engine." + name + " turns interrupts on"
+                    + " itself: only Interruptible may, after the role is dropped");
+            Matcher on = Pattern.compile("\\.\\.Interruptible\\(").matcher(code);
+            int calls = 0;
+            while (on.find()) {
+                calls++;
+                String before = code.substring(0, on.start());
+                assertTrue(before.lastIndexOf("Set $Roles = \"\"") > before.lastIndexOf("AddRoles("), "Terminal.Engine."
+                        + name + " turns interrupts back on before the store's role is dropped");
+            }
+            assertTrue(calls > 0, "Terminal.Engine." + name + " never turns interrupts back on: a Signal INT would miss"
+                    + " the rest of the command");
+            String outerCatch = code.substring(code.lastIndexOf("} Catch"));
+            outerCatch = outerCatch.substring(outerCatch.indexOf('{') + 1).strip();
+            assertTrue(outerCatch.startsWith("Set $Roles = \"\""), "Terminal.Engine." + name + ": the outer Catch must"
+                    + " drop the store's role on its first line");
+        }
+        String interruptible = Udl.stripComments(member(engine, "Interruptible").body());
+        assertTrue(interruptible.indexOf("SetInterruptEnable(1)") >= 0 && !interruptible.contains("AddRoles("),
+                "Terminal.Engine.Interruptible turns interrupts on and never escalates");
+        String all = Udl.stripComments(read(classFile("Terminal.Engine")));
+        assertFalse(all.contains("^||Terminal.Engine(\"home\")"), "Terminal.Engine takes its home namespace from"
+                + " ^||Terminal.Engine(\"home\"), which user code can set: use ##class(Terminal.Store).#HOME");
+    }
+
+    /**
+     * Review F9 for Terminal.Session: a command can call its escalating methods inside a session's job, where
+     * interrupts are on while the command runs. Each escalating method turns them off first
+     * (Terminal.Engine.Quiet) - itself, or every method that calls it does - and turns them back on (Loud) only
+     * after the store's role is dropped.
+     */
+    @Test
+    void sessionMethodsHoldTheStoresRoleOnlyWithInterruptsOff() {
+        Udl.ClassDef session = Udl.parse(read(classFile(IrisMethod.CLASS)));
+        int checked = 0;
+        for (Udl.Member m : session.members()) {
+            String code = Udl.stripComments(m.body());
+            int add = code.indexOf("AddRoles(");
+            if (add < 0) {
+                continue;
+            }
+            checked++;
+            int quiet = code.indexOf("##class(Terminal.Engine).Quiet()");
+            if (quiet >= 0) {
+                assertTrue(quiet < add, IrisMethod.CLASS + "." + m.name() + " turns interrupts off only after AddRoles");
+                checkLoudAfterDrop(m.name(), code);
+                continue;
+            }
+            List<Udl.Member> callers = session.members().stream()
+                    .filter(c -> Udl.stripComments(c.body()).contains(".." + m.name() + "(")).toList();
+            assertTrue(m.isPrivate() && !callers.isEmpty(), IrisMethod.CLASS + "." + m.name() + " (line " + m.line()
+                    + ") escalates without Terminal.Engine.Quiet(): an <INTERRUPT> could land in its escalated frame");
+            for (Udl.Member c : callers) {
+                String caller = Udl.stripComments(c.body());
+                int q = caller.indexOf("Quiet()");
+                boolean viaGuard = caller.contains("..CodeGuard()") || c.name().equals("CodeGuard");
+                assertTrue(viaGuard || (q >= 0 && q < caller.indexOf(".." + m.name() + "(")), IrisMethod.CLASS + "."
+                        + c.name() + " calls " + m.name() + " without turning interrupts off first (Terminal.Engine.Quiet)");
+            }
+        }
+        assertTrue(checked >= 9, "found only " + checked + " escalating methods in " + IrisMethod.CLASS);
+        String open = Udl.stripComments(declared(IrisMethod.CLASS, "Open").body());
+        assertTrue(open.indexOf("Quiet()") >= 0 && open.indexOf("Quiet()") < open.indexOf("..CodeGuard()"),
+                "Terminal.Session.Open must turn interrupts off before CodeGuard (which escalates in CodeDatabase)");
+        checkLoudAfterDrop("RunValue", Udl.stripComments(declared(IrisMethod.CLASS, "RunValue").body()));
+    }
+
+    /** Loud comes after the role is dropped: a Set $Roles = "" before it, or the escalated frame has returned. */
+    private static void checkLoudAfterDrop(String name, String code) {
+        int loud = code.indexOf("##class(Terminal.Engine).Loud(quiet)");
+        assertTrue(loud >= 0, IrisMethod.CLASS + "." + name + " never turns interrupts back on (Loud)");
+        String before = code.substring(0, loud);
+        assertTrue(!before.contains("AddRoles(") || before.lastIndexOf("Set $Roles = \"\"") > before.lastIndexOf("AddRoles("),
+                IrisMethod.CLASS + "." + name + " turns interrupts back on before dropping the store's role");
+    }
+
+    /**
+     * Review F7: the job holds a liveness lock that dies with it and with a restart (Terminal.Engine.Stamp
+     * takes it, incrementally, so no lock of the user's is touched), and IsJob trusts a held lock before the
+     * clocks, so a clock step during a long command cannot make the session unkillable through the API.
+     */
+    @Test
+    void aLiveJobIsProvenByItsLockNotOnlyByTheClocks() {
+        String stamp = Udl.stripComments(member(Udl.parse(read(classFile("Terminal.Engine"))), "Stamp").body());
+        int held = stamp.indexOf("If '##class(Terminal.Session).Holds(key, $Job)");
+        assertTrue(held >= 0 && held < stamp.indexOf("Lock +^IRISTerminal.Run(key, \"job\"):0"),
+                "Terminal.Engine.Stamp must take the liveness lock incrementally, only when it is not held");
+        String isJob = Udl.stripComments(declared(IrisMethod.CLASS, "IsJob").body());
+        int holds = isJob.indexOf("..Holds(key, pid)");
+        assertTrue(holds >= 0 && holds < isJob.indexOf("..SameBoot(key)"), "Terminal.Session.IsJob must ask for the"
+                + " liveness lock before it trusts or distrusts the clocks");
+        assertTrue(Udl.stripComments(declared(IrisMethod.CLASS, "Holds").body())
+                .contains("^$LOCK($Name(^IRISTerminal.Run(key, \"job\")), \"OWNER\")"), "Holds reads the lock's owner");
+    }
+
+    /**
+     * Review F1, F2, F8, F11: whatever a contained statement leaves in the CSP process is removed before the roles
+     * come back - the device's mnemonic space and redirection (set back whether or not $IO changed), $THROWOBJ,
+     * the public request variable - and each clean-up step that releases objects is guarded on its own. Fault
+     * asks only IRIS's exception classes anything.
+     */
+    @Test
+    void aContainedStatementLeavesNoCodeOfItsOwnInTheProcess() {
+        Udl.ClassDef sql = Udl.parse(read(classFile("Terminal.SQL")));
+        String contain = Udl.stripComments(member(sql, "Contain").body());
+        int statement = contain.indexOf("..Statement(");
+        assertTrue(contain.indexOf("GetMnemonicRoutine()") >= 0 && contain.indexOf("GetMnemonicRoutine()") < statement
+                && contain.indexOf("ReDirectIO()") >= 0 && contain.indexOf("ReDirectIO()") < statement,
+                "Terminal.SQL.Contain must save the device's mnemonic routine and redirection before the statement");
+        assertFalse(contain.contains("If $IO '= io"), "Terminal.SQL.Contain restores the device only when $IO changed:"
+                + " a statement can set a mnemonic routine and redirection on the same device");
+        assertTrue(contain.indexOf("ReDirectIO(redirected)") > statement && contain.indexOf("Use io::(") > statement,
+                "Terminal.SQL.Contain must set the mnemonic space and redirection back after the statement");
+        assertTrue(contain.indexOf("Set $THROWOBJ = \"\"") > statement, "Terminal.SQL.Contain must release $THROWOBJ");
+        String[] lines = contain.split("\n");
+        int kills = 0;
+        for (int i = 0; i < lines.length; i++) {
+            if (!lines[i].strip().startsWith("Kill")) {
+                continue;
+            }
+            kills++;
+            int j = i - 1;
+            while (j >= 0 && lines[j].isBlank()) {
+                j--;
+            }
+            assertTrue(j >= 0 && lines[j].strip().equals("Try {"), "Terminal.SQL.Contain: `" + lines[i].strip()
+                    + "` runs the statement's %OnClose outside a Try of its own: a failure would skip the rest of the clean-up");
+        }
+        assertTrue(kills >= 3, "found only " + kills + " Kill lines in Terminal.SQL.Contain");
+        assertFalse(member(sql, "PublicVariables").body().contains("\"pRequest\""), "Terminal.SQL.PublicVariables"
+                + " skips pRequest: what the statement puts there would outlive the contained roles");
+        String fault = Udl.stripComments(declared(IrisMethod.CLASS, "Fault").body());
+        int guard = fault.indexOf("$ListFind($ListBuild(\"%Exception.General\"");
+        assertTrue(guard >= 0 && guard < fault.indexOf("ex.Name") && guard < fault.indexOf("ex.DisplayString()"),
+                "Terminal.Session.Fault must ask only IRIS's exception classes for Name/Data/DisplayString");
     }
 
     // --------------------------------------------------------------------------------- faults
