@@ -20,7 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
  * One inbound JSON-RPC 2.0 message as both transports read it (a stdio line, an HTTP POST body):
  * the SDK's message, or the {@link Refusal} that answers it. Only the envelope is checked here
  * (JSON, one object, {@code "jsonrpc": "2.0"}, id, method, request/notification/response shape);
- * a request's params are checked by {@link RequestParams}.
+ * a request's params stay a JSON tree until {@link RequestParams} checks and converts them.
  */
 public record InboundMessage(McpSchema.JSONRPCMessage message, Refusal refusal) {
 
@@ -98,7 +98,7 @@ public record InboundMessage(McpSchema.JSONRPCMessage message, Refusal refusal) 
                         "a request's \"id\" must be a string or an integer, not null (leave it out for a notification)",
                         null);
             }
-            return converted(node, McpSchema.JSONRPCRequest.class, id);
+            return request(node, method.asString(), idNode, id);
         }
         boolean result = node.has("result");
         boolean error = node.has("error");
@@ -107,6 +107,19 @@ public record InboundMessage(McpSchema.JSONRPCMessage message, Refusal refusal) 
                     + "\"method\", a response needs \"id\" and either \"result\" or \"error\"", id);
         }
         return converted(node, McpSchema.JSONRPCResponse.class, id);
+    }
+
+    /**
+     * A request built from the tree as it is, its params left as read: {@link RequestParams#check}
+     * converts them once, to the type their method needs.
+     */
+    private static InboundMessage request(JsonNode node, String method, JsonNode idNode, Object id) {
+        try {
+            return new InboundMessage(new McpSchema.JSONRPCRequest(McpSchema.JSONRPC_VERSION, method,
+                    idNode.isString() ? idNode.asString() : idNode.numberValue(), node.get("params")), null);
+        } catch (IllegalArgumentException e) {
+            return refused(ErrorCodes.INVALID_REQUEST, "not a JSON-RPC 2.0 message", id);
+        }
     }
 
     private static InboundMessage converted(JsonNode node, Class<? extends McpSchema.JSONRPCMessage> type, Object id) {

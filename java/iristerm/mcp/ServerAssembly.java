@@ -113,15 +113,18 @@ public final class ServerAssembly implements AutoCloseable {
     }
 
     private McpSyncServer configure(McpServer.SyncSpecification<?> spec, boolean immediate) {
+        ToolSchemas schemas = new ToolSchemas(Json.MAPPER);
         spec.serverInfo(NAME, Version.current())
                 .jsonMapper(Json.MCP)
-                .jsonSchemaValidator(new ToolSchemas(Json.MAPPER))
+                .jsonSchemaValidator(schemas)
                 .instructions(INSTRUCTIONS)
                 .immediateExecution(immediate)
                 .capabilities(McpSchema.ServerCapabilities.builder()
                         .tools(false).resources(false, false).logging().completions().build());
         for (ToolSpec t : tools) {
-            spec.tools(toolSpecification(t));
+            McpServerFeatures.SyncToolSpecification tool = toolSpecification(t);
+            schemas.ownResults(tool.tool().outputSchema());
+            spec.tools(tool);
         }
         spec.resourceTemplates(new McpServerFeatures.SyncResourceTemplateSpecification(
                 McpSchema.ResourceTemplate.builder()

@@ -101,14 +101,17 @@ public final class StdioTransport implements McpServerTransportProvider {
     private void accept(byte[] bytes) {
         InboundMessage inbound = InboundMessage.parse(bytes);
         Refusal refusal = inbound.refusal();
-        if (refusal == null && inbound.message() instanceof McpSchema.JSONRPCRequest request) {
-            refusal = RequestParams.check(request);
+        McpSchema.JSONRPCMessage message = inbound.message();
+        if (refusal == null && message instanceof McpSchema.JSONRPCRequest request) {
+            RequestParams.Checked checked = RequestParams.check(request);
+            refusal = checked.refusal();
+            message = checked.request();
         }
         if (refusal != null) {
             refuse(refusal, new String(bytes, 0, Math.min(bytes.length, Plain.MAX_CHARS), StandardCharsets.UTF_8));
             return;
         }
-        track(session.handle(inbound.message()).toFuture());
+        track(session.handle(message).toFuture());
     }
 
     private void refuse(Refusal refusal, String line) {

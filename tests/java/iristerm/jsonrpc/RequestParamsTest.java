@@ -2,11 +2,14 @@ package iristerm.jsonrpc;
 
 import static iristerm.jsonrpc.PlainWords.assertPlain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +27,7 @@ class RequestParamsTest {
 
     /** The -32602 refusal of the request, with its id and a plain message containing {@code says}. */
     private static void invalid(String method, String params, String says) {
-        Refusal r = RequestParams.check(request(method, params));
+        Refusal r = RequestParams.check(request(method, params)).refusal();
         assertNotNull(r, method + " " + params);
         assertEquals(ErrorCodes.INVALID_PARAMS, r.code());
         assertEquals(5, ((Number) r.id()).intValue());
@@ -33,7 +36,28 @@ class RequestParamsTest {
     }
 
     private static void valid(String method, String params) {
-        assertNull(RequestParams.check(request(method, params)), method + " " + params);
+        assertNull(RequestParams.check(request(method, params)).refusal(), method + " " + params);
+    }
+
+    @Test
+    void theCheckedRequestCarriesItsParamsAsTheTypeTheSdkAsksFor() {
+        McpSchema.JSONRPCRequest checked = RequestParams.check(request("tools/call",
+                "{\"name\":\"session_send\",\"arguments\":{\"session\":\"s1\",\"wait_ms\":5}}")).request();
+        McpSchema.CallToolRequest call = assertInstanceOf(McpSchema.CallToolRequest.class, checked.params());
+        assertEquals("session_send", call.name());
+        assertEquals(Map.of("session", "s1", "wait_ms", 5), call.arguments());
+        assertEquals(5, ((Number) checked.id()).intValue());
+        assertEquals("tools/call", checked.method());
+        // a method without a rule gets its params as a map, as the SDK read them before
+        assertEquals(Map.of("a", List.of(1)),
+                RequestParams.check(request("ping", "{\"a\":[1]}")).request().params());
+        assertNull(RequestParams.check(request("ping", null)).request().params());
+        assertNull(RequestParams.check(request("ping", "null")).request().params());
+        // params given as a map (not read by InboundMessage) are checked the same way
+        McpSchema.JSONRPCRequest fromMap = new McpSchema.JSONRPCRequest("2.0", "tools/call", 9,
+                Map.of("name", "session_list"));
+        assertEquals("session_list", ((McpSchema.CallToolRequest) RequestParams.check(fromMap).request().params()).name());
+        assertNotNull(RequestParams.check(new McpSchema.JSONRPCRequest("2.0", "tools/call", 9, Map.of())).refusal());
     }
 
     @Test
