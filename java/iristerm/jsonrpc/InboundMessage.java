@@ -39,14 +39,18 @@ public record InboundMessage(McpSchema.JSONRPCMessage message, Refusal refusal) 
             .build();
 
     public static InboundMessage parse(byte[] utf8) {
-        String text;
-        try {
-            text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(utf8)).toString();
-        } catch (CharacterCodingException e) {
-            return refused(ErrorCodes.PARSE_ERROR, "message is not valid UTF-8", null);
+        // an ASCII message (the usual one) is valid UTF-8 as it is; any other is checked strictly
+        // first, as the JSON parser lets some malformed sequences through
+        String text = null;
+        if (!ascii(utf8)) {
+            try {
+                text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(utf8)).toString();
+            } catch (CharacterCodingException e) {
+                return refused(ErrorCodes.PARSE_ERROR, "message is not valid UTF-8", null);
+            }
         }
         JsonNode node;
-        try (JsonParser parser = STRICT.createParser(text)) {
+        try (JsonParser parser = text == null ? STRICT.createParser(utf8) : STRICT.createParser(text)) {
             node = STRICT.readTree(parser);
             if (node == null || node.isMissingNode()) {
                 return refused(ErrorCodes.INVALID_REQUEST, "empty message; send one JSON-RPC message (a JSON object)",
@@ -64,6 +68,15 @@ public record InboundMessage(McpSchema.JSONRPCMessage message, Refusal refusal) 
                     null);
         }
         return envelope(node);
+    }
+
+    private static boolean ascii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static InboundMessage envelope(JsonNode node) {
