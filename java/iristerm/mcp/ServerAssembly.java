@@ -6,7 +6,6 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
-import io.modelcontextprotocol.spec.McpServerTransportProvider;
 import io.modelcontextprotocol.spec.McpServerTransportProviderBase;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import iristerm.iris.IrisApi;
@@ -14,6 +13,7 @@ import iristerm.jsonrpc.Plain;
 import iristerm.session.NotifyTarget;
 import iristerm.session.Session;
 import iristerm.session.SessionException;
+import iristerm.stdio.StdioTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,11 +93,14 @@ public final class ServerAssembly implements AutoCloseable {
         return List.copyOf(tools);
     }
 
-    /** stdio and other single-client transports */
-    public McpSyncServer build(McpServerTransportProvider transport) {
+    /**
+     * stdio: the transport runs every request on a thread of its own, so tools run on that thread
+     * (immediate execution) rather than being handed to another one.
+     */
+    public McpSyncServer build(StdioTransport transport) {
         this.transport = transport;
         this.pushes = true;
-        return configure(McpServer.sync(transport), false);
+        return configure(McpServer.sync(transport), true);
     }
 
     /**
