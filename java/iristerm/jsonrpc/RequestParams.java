@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
@@ -24,22 +25,25 @@ public final class RequestParams {
     private static final List<String> LEVELS = Arrays.stream(McpSchema.LoggingLevel.values())
             .map(l -> l.name().toLowerCase(Locale.ROOT)).toList();
 
-    /** What one method's params must hold: the SDK type they convert to and the fields that must be there. */
-    private record Rule(Class<?> type, List<String> required, String hint) {
+    /** What one method's params must hold: the fields that must be there, and the conversion to their SDK type. */
+    private record Rule(Function<JsonNode, Object> convert, List<String> required, String hint) {
+        static Rule converted(Class<?> type, List<String> required, String hint) {
+            return new Rule(fields -> Json.MAPPER.treeToValue(fields, type), required, hint);
+        }
     }
 
-    private static final Rule PAGINATED = new Rule(McpSchema.PaginatedRequest.class, List.of(),
+    private static final Rule PAGINATED = Rule.converted(McpSchema.PaginatedRequest.class, List.of(),
             "params are optional: {\"cursor\": \"…\"}");
 
     private static final Map<String, Rule> RULES = Map.of(
-            McpSchema.METHOD_INITIALIZE, new Rule(McpSchema.InitializeRequest.class, List.of("protocolVersion"),
+            McpSchema.METHOD_INITIALIZE, Rule.converted(McpSchema.InitializeRequest.class, List.of("protocolVersion"),
                     "send {\"protocolVersion\": \"2025-06-18\", \"capabilities\": {}, \"clientInfo\": "
                             + "{\"name\": \"…\", \"version\": \"…\"}}"),
-            McpSchema.METHOD_TOOLS_CALL, new Rule(McpSchema.CallToolRequest.class, List.of("name"),
+            McpSchema.METHOD_TOOLS_CALL, new Rule(TreeValues::callToolRequest, List.of("name"),
                     "send {\"name\": \"<tool>\", \"arguments\": {…}}; tools/list names the tools"),
-            McpSchema.METHOD_RESOURCES_READ, new Rule(McpSchema.ReadResourceRequest.class, List.of("uri"),
+            McpSchema.METHOD_RESOURCES_READ, Rule.converted(McpSchema.ReadResourceRequest.class, List.of("uri"),
                     "send {\"uri\": \"iris-terminal://sessions/<session>/transcript\"}"),
-            McpSchema.METHOD_LOGGING_SET_LEVEL, new Rule(McpSchema.SetLevelRequest.class, List.of("level"),
+            McpSchema.METHOD_LOGGING_SET_LEVEL, Rule.converted(McpSchema.SetLevelRequest.class, List.of("level"),
                     "\"level\" is one of " + String.join(", ", LEVELS)),
             McpSchema.METHOD_TOOLS_LIST, PAGINATED,
             McpSchema.METHOD_RESOURCES_LIST, PAGINATED,
@@ -84,10 +88,11 @@ public final class RequestParams {
             return new Checked(params == null ? request : withParams(request, null), null);
         }
         try {
-            Class<?> type = rule == null ? Map.class : rule.type();
-            return new Checked(withParams(request, Json.MAPPER.treeToValue(fields, type)), null);
-        } catch (JacksonException e) {
-            return refused(request, "invalid params for " + request.method() + Plain.path(e)
+            return new Checked(withParams(request, rule == null ? TreeValues.plain(fields) : rule.convert().apply(fields)),
+                    null);
+        } catch (JacksonException | TreeValues.WrongField e) {
+            String at = e instanceof JacksonException j ? Plain.path(j) : " at " + e.getMessage();
+            return refused(request, "invalid params for " + request.method() + at
                     + ": wrong type or value" + (rule == null ? "" : "; " + rule.hint()));
         } catch (IllegalArgumentException e) {
             return refused(request, "invalid params for " + request.method() + (rule == null ? "" : "; " + rule.hint()));

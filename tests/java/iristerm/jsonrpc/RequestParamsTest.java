@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Test;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
+import iristerm.mcp.Json;
+import tools.jackson.databind.JsonNode;
 
 class RequestParamsTest {
 
@@ -67,6 +69,27 @@ class RequestParamsTest {
         invalid("tools/call", "{\"arguments\":{}}", "\"name\"");
         valid("tools/call", "{\"name\":\"session_list\"}");
         valid("tools/call", "{\"name\":\"session_list\",\"arguments\":{\"session\":\"x\"}}");
+    }
+
+    @Test
+    void toolCallParamsBuiltFromTheTreeAreWhatJacksonsConversionGives() {
+        String params = "{\"name\":\"session_send\",\"_meta\":{\"progressToken\":7},\"extra\":1,\"arguments\":"
+                + "{\"s\":\"é\\u0000😀\",\"i\":5,\"l\":5000000000,\"big\":123456789012345678901234567890,"
+                + "\"d\":1.5,\"e\":-2e-3,\"t\":true,\"f\":false,\"n\":null,\"a\":[1,\"x\",[],{}],\"o\":{\"p\":{\"q\":[null]}}}}";
+        JsonNode tree = Json.MAPPER.readTree(params);
+        McpSchema.CallToolRequest jackson = Json.MAPPER.treeToValue(tree, McpSchema.CallToolRequest.class);
+        McpSchema.CallToolRequest built = TreeValues.callToolRequest(tree);
+        assertEquals(jackson, built);
+        assertEquals(jackson.arguments().get("big").getClass(), built.arguments().get("big").getClass());
+        assertEquals(Long.class, built.arguments().get("l").getClass());
+        JsonNode bare = Json.MAPPER.readTree("{\"name\":\"session_list\"}");
+        assertEquals(Json.MAPPER.treeToValue(bare, McpSchema.CallToolRequest.class), TreeValues.callToolRequest(bare));
+    }
+
+    @Test
+    void toolsCallNameAndMetaMustBeOfTheirKind() {
+        invalid("tools/call", "{\"name\":5}", "at \"name\"");
+        invalid("tools/call", "{\"name\":\"session_list\",\"_meta\":\"x\"}", "at \"_meta\"");
     }
 
     @Test
