@@ -24,7 +24,6 @@ import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.ProtocolVersions;
-import iristerm.jsonrpc.Refusal;
 import iristerm.jsonrpc.RequestParams;
 import iristerm.mcp.Caller;
 import reactor.core.publisher.Flux;
@@ -272,13 +271,14 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             return;
         }
         McpTransportContext context = contextOf(identity);
-        if (message instanceof McpSchema.JSONRPCRequest request) {
-            Refusal badParams = RequestParams.check(request);
-            if (badParams != null) {
+        if (message instanceof McpSchema.JSONRPCRequest read) {
+            RequestParams.Checked checked = RequestParams.check(read);
+            if (checked.refusal() != null) {
                 // the answer to this request, so 200 like any other
-                exchange.respond(Reply.json(200, badParams.toJson()));
+                exchange.respond(Reply.json(200, checked.refusal().toJson()));
                 return;
             }
+            McpSchema.JSONRPCRequest request = checked.request();
             EventStream connection = openStream(exchange, session);
             EventSink events = connection;
             if (exchange.streams()) {
@@ -337,12 +337,13 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         answer.fail(error);
     }
 
-    private void initialize(StreamableExchange exchange, String identity, McpSchema.JSONRPCRequest request) {
-        Refusal badParams = RequestParams.check(request);
-        if (badParams != null) {
-            exchange.respond(Reply.json(400, badParams.toJson()));
+    private void initialize(StreamableExchange exchange, String identity, McpSchema.JSONRPCRequest posted) {
+        RequestParams.Checked checked = RequestParams.check(posted);
+        if (checked.refusal() != null) {
+            exchange.respond(Reply.json(400, checked.refusal().toJson()));
             return;
         }
+        McpSchema.JSONRPCRequest request = checked.request();
         McpSchema.InitializeRequest params = json.convertValue(request.params(),
                 new TypeRef<McpSchema.InitializeRequest>() {
                 });

@@ -20,7 +20,7 @@ import tools.jackson.databind.json.JsonMapper;
  * One inbound JSON-RPC 2.0 message as both transports read it (a stdio line, an HTTP POST body):
  * the SDK's message, or the {@link Refusal} that answers it. Only the envelope is checked here
  * (JSON, one object, {@code "jsonrpc": "2.0"}, id, method, request/notification/response shape);
- * a request's params are checked by {@link RequestParams}.
+ * a request's params stay a JSON tree until {@link RequestParams} checks and converts them.
  */
 public record InboundMessage(McpSchema.JSONRPCMessage message, Refusal refusal) {
 
@@ -39,14 +39,18 @@ public record InboundMessage(McpSchema.JSONRPCMessage message, Refusal refusal) 
             .build();
 
     public static InboundMessage parse(byte[] utf8) {
-        String text;
-        try {
-            text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(utf8)).toString();
-        } catch (CharacterCodingException e) {
-            return refused(ErrorCodes.PARSE_ERROR, "message is not valid UTF-8", null);
+        // an ASCII message (the usual one) is valid UTF-8 as it is; any other is checked strictly
+        // first, as the JSON parser lets some malformed sequences through
+        String text = null;
+        if (!ascii(utf8)) {
+            try {
+                text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(utf8)).toString();
+            } catch (CharacterCodingException e) {
+                return refused(ErrorCodes.PARSE_ERROR, "message is not valid UTF-8", null);
+            }
         }
         JsonNode node;
-        try (JsonParser parser = STRICT.createParser(text)) {
+        try (JsonParser parser = text == null ? STRICT.createParser(utf8) : STRICT.createParser(text)) {
             node = STRICT.readTree(parser);
             if (node == null || node.isMissingNode()) {
                 return refused(ErrorCodes.INVALID_REQUEST, "empty message; send one JSON-RPC message (a JSON object)",
@@ -64,6 +68,15 @@ public record InboundMessage(McpSchema.JSONRPCMessage message, Refusal refusal) 
                     null);
         }
         return envelope(node);
+    }
+
+    private static boolean ascii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static InboundMessage envelope(JsonNode node) {
@@ -98,7 +111,7 @@ public record InboundMessage(McpSchema.JSONRPCMessage message, Refusal refusal) 
                         "a request's \"id\" must be a string or an integer, not null (leave it out for a notification)",
                         null);
             }
-            return converted(node, McpSchema.JSONRPCRequest.class, id);
+            return request(node, method.asString(), idNode, id);
         }
         boolean result = node.has("result");
         boolean error = node.has("error");
@@ -107,6 +120,19 @@ public record InboundMessage(McpSchema.JSONRPCMessage message, Refusal refusal) 
                     + "\"method\", a response needs \"id\" and either \"result\" or \"error\"", id);
         }
         return converted(node, McpSchema.JSONRPCResponse.class, id);
+    }
+
+    /**
+     * A request built from the tree as it is, its params left as read: {@link RequestParams#check}
+     * converts them once, to the type their method needs.
+     */
+    private static InboundMessage request(JsonNode node, String method, JsonNode idNode, Object id) {
+        try {
+            return new InboundMessage(new McpSchema.JSONRPCRequest(McpSchema.JSONRPC_VERSION, method,
+                    idNode.isString() ? idNode.asString() : idNode.numberValue(), node.get("params")), null);
+        } catch (IllegalArgumentException e) {
+            return refused(ErrorCodes.INVALID_REQUEST, "not a JSON-RPC 2.0 message", id);
+        }
     }
 
     private static InboundMessage converted(JsonNode node, Class<? extends McpSchema.JSONRPCMessage> type, Object id) {

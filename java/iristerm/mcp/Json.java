@@ -10,7 +10,7 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class Json {
     public static final JsonMapper MAPPER = JsonMapper.builder().build();
-    public static final McpJsonMapper MCP = new JacksonMcpJsonMapper(MAPPER);
+    public static final McpJsonMapper MCP = new ConvertedParamsMapper(new JacksonMcpJsonMapper(MAPPER));
 
     private Json() {
     }

@@ -6,7 +6,6 @@ import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
-import io.modelcontextprotocol.spec.McpServerTransportProvider;
 import io.modelcontextprotocol.spec.McpServerTransportProviderBase;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import iristerm.iris.IrisApi;
@@ -14,6 +13,7 @@ import iristerm.jsonrpc.Plain;
 import iristerm.session.NotifyTarget;
 import iristerm.session.Session;
 import iristerm.session.SessionException;
+import iristerm.stdio.StdioTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,11 +93,14 @@ public final class ServerAssembly implements AutoCloseable {
         return List.copyOf(tools);
     }
 
-    /** stdio and other single-client transports */
-    public McpSyncServer build(McpServerTransportProvider transport) {
+    /**
+     * stdio: the transport runs every request on a thread of its own, so tools run on that thread
+     * (immediate execution) rather than being handed to another one.
+     */
+    public McpSyncServer build(StdioTransport transport) {
         this.transport = transport;
         this.pushes = true;
-        return configure(McpServer.sync(transport), false);
+        return configure(McpServer.sync(transport), true);
     }
 
     /**
@@ -113,15 +116,18 @@ public final class ServerAssembly implements AutoCloseable {
     }
 
     private McpSyncServer configure(McpServer.SyncSpecification<?> spec, boolean immediate) {
+        ToolSchemas schemas = new ToolSchemas(Json.MAPPER);
         spec.serverInfo(NAME, Version.current())
                 .jsonMapper(Json.MCP)
-                .jsonSchemaValidator(new ToolSchemas(Json.MAPPER))
+                .jsonSchemaValidator(schemas)
                 .instructions(INSTRUCTIONS)
                 .immediateExecution(immediate)
                 .capabilities(McpSchema.ServerCapabilities.builder()
                         .tools(false).resources(false, false).logging().completions().build());
         for (ToolSpec t : tools) {
-            spec.tools(toolSpecification(t));
+            McpServerFeatures.SyncToolSpecification tool = toolSpecification(t);
+            schemas.ownResults(tool.tool().outputSchema());
+            spec.tools(tool);
         }
         spec.resourceTemplates(new McpServerFeatures.SyncResourceTemplateSpecification(
                 McpSchema.ResourceTemplate.builder()

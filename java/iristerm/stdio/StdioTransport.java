@@ -8,11 +8,13 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +31,7 @@ import iristerm.jsonrpc.Plain;
 import iristerm.jsonrpc.Refusal;
 import iristerm.jsonrpc.RequestParams;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * MCP over newline-delimited JSON-RPC on a stream pair, for one client that spawned the server.
@@ -37,26 +40,33 @@ import reactor.core.publisher.Mono;
  * and answered too. The SDK's {@link McpServerSession} does the protocol.
  *
  * <p>{@link #serve} reads on the calling thread until the input ends, then waits (bounded) until
- * the requests in flight are answered. Output is written by one thread, one message per line, in
- * the order messages were sent.
+ * the requests in flight are answered. Each request runs on a thread of its own from a bounded
+ * pool, from the SDK's handling to the written answer (the server is built for immediate execution
+ * on this transport, so no second hand-over); notifications and responses are handled in the order
+ * they were read, on the reading thread. Output is written one message per line, whole, by the
+ * thread that sends it.
  */
 public final class StdioTransport implements McpServerTransportProvider {
     private static final Logger LOG = LoggerFactory.getLogger(StdioTransport.class);
-    private static final Duration WRITER_CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
     private final McpJsonMapper json;
     private final InputStream in;
     private final OutputStream out;
     private final int maxLineBytes;
-    private final ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "stdio-writer");
-        t.setDaemon(true);
-        return t;
-    });
+    /**
+     * Runs the requests. As many threads as the SDK's own pool for blocking work would use, so the
+     * same number of calls can wait at once; idle threads end after a minute.
+     */
+    private final ThreadPoolExecutor requests = new ThreadPoolExecutor(Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE,
+            Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+            new RequestThreads());
     /** answers not yet written for messages read so far */
     private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
+    /** held while a message is written, so lines never interleave */
+    private final Object writing = new Object();
     private volatile McpServerSession session;
     private volatile boolean outputFailed;
+    private volatile boolean closed;
 
     /**
      * @param maxLineBytes longest line read as a message; longer ones are refused
@@ -69,6 +79,7 @@ public final class StdioTransport implements McpServerTransportProvider {
         this.in = in;
         this.out = out;
         this.maxLineBytes = maxLineBytes;
+        requests.allowCoreThreadTimeOut(true);
     }
 
     @Override
@@ -101,14 +112,29 @@ public final class StdioTransport implements McpServerTransportProvider {
     private void accept(byte[] bytes) {
         InboundMessage inbound = InboundMessage.parse(bytes);
         Refusal refusal = inbound.refusal();
-        if (refusal == null && inbound.message() instanceof McpSchema.JSONRPCRequest request) {
-            refusal = RequestParams.check(request);
+        McpSchema.JSONRPCMessage message = inbound.message();
+        if (refusal == null && message instanceof McpSchema.JSONRPCRequest request) {
+            RequestParams.Checked checked = RequestParams.check(request);
+            refusal = checked.refusal();
+            message = checked.request();
         }
         if (refusal != null) {
             refuse(refusal, new String(bytes, 0, Math.min(bytes.length, Plain.MAX_CHARS), StandardCharsets.UTF_8));
             return;
         }
-        track(session.handle(inbound.message()).toFuture());
+        if (message instanceof McpSchema.JSONRPCRequest) {
+            McpSchema.JSONRPCMessage request = message;
+            try {
+                track(CompletableFuture.supplyAsync(() -> session.handle(request).toFuture(), requests)
+                        .thenCompose(answered -> answered));
+            } catch (RejectedExecutionException e) {
+                // the server is shutting down: its output is closed too, so there is no one to answer
+                LOG.debug("request read after shutdown began, not handled: {}", Plain.of(new String(bytes, 0,
+                        Math.min(bytes.length, Plain.MAX_CHARS), StandardCharsets.UTF_8)));
+            }
+        } else {
+            track(session.handle(message).toFuture());
+        }
     }
 
     private void refuse(Refusal refusal, String line) {
@@ -139,28 +165,27 @@ public final class StdioTransport implements McpServerTransportProvider {
         }
     }
 
-    /** Queues one line of output (UTF-8, no newline); completes once it is written (or failed to be). */
+    /**
+     * Writes one line of output (UTF-8, no newline) on the calling thread; the answer says whether it
+     * was written. A client that does not read holds the writer here rather than piling up answers.
+     */
     private CompletableFuture<Void> write(byte[] message) {
-        try {
-            return CompletableFuture.runAsync(() -> writeLine(message), writer);
-        } catch (RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(new IOException("the stdio transport is closed"));
-        }
-    }
-
-    private void writeLine(byte[] message) {
-        if (outputFailed) {
-            throw new IllegalStateException("stdout is closed");
-        }
-        try {
-            out.write(message);
-            out.write('\n');
-            out.flush();
-        } catch (IOException e) {
-            // the client stopped reading; later messages have nowhere to go either
-            outputFailed = true;
-            LOG.warn("writing to stdout failed ({}); no more messages can be sent", e.getMessage());
-            throw new IllegalStateException("stdout is closed", e);
+        synchronized (writing) {
+            if (closed || outputFailed) {
+                return CompletableFuture.failedFuture(new IOException(closed ? "the stdio transport is closed"
+                        : "stdout is closed"));
+            }
+            try {
+                out.write(message);
+                out.write('\n');
+                out.flush();
+                return CompletableFuture.completedFuture(null);
+            } catch (IOException e) {
+                // the client stopped reading; later messages have nowhere to go either
+                outputFailed = true;
+                LOG.warn("writing to stdout failed ({}); no more messages can be sent", e.getMessage());
+                return CompletableFuture.failedFuture(new IOException("stdout is closed", e));
+            }
         }
     }
 
@@ -181,20 +206,29 @@ public final class StdioTransport implements McpServerTransportProvider {
         });
     }
 
-    /** Writes what is queued (bounded), then refuses further output. */
+    /**
+     * Refuses further output once the message being written (if any) is out, and lets the request
+     * threads end; a request still running is not waited for (serve waited for them, bounded).
+     */
     @Override
     public Mono<Void> closeGracefully() {
         return Mono.fromRunnable(() -> {
-            writer.shutdown();
-            try {
-                if (!writer.awaitTermination(WRITER_CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                    LOG.warn("stdout did not take the last messages within {}", WRITER_CLOSE_TIMEOUT);
-                    writer.shutdownNow();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            synchronized (writing) {
+                closed = true;
             }
+            requests.shutdown();
         });
+    }
+
+    private static final class RequestThreads implements ThreadFactory {
+        private final AtomicInteger next = new AtomicInteger(1);
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "stdio-request-" + next.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        }
     }
 
     /** The one session's side of the transport: what the SDK session sends goes out through the writer. */

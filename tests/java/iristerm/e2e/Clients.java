@@ -21,6 +21,8 @@ final class Clients {
                 .initializationTimeout(Duration.ofSeconds(30))
                 .loggingConsumer(logs)
                 .progressConsumer(progress)
+                // every structured result is validated against its tool's output schema (the server does not)
+                .enableCallToolSchemaCaching(true)
                 .build();
         client.initialize();
         synchronized (open) {

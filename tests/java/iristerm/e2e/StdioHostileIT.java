@@ -167,6 +167,42 @@ class StdioHostileIT {
         }
     }
 
+    /**
+     * Requests run side by side: calls sent while one waits are answered before it, and forty
+     * answers written at once by their own threads arrive as forty whole lines.
+     */
+    @Test
+    void aWaitingCallHoldsUpNoOtherAndAnswersWrittenAtOnceStayWholeLines() throws Exception {
+        try (RawStdioServer server = new RawStdioServer(dataDir).initialized()) {
+            server.send(RawStdioServer.message(2, "tools/call", Map.of("name", "session_open",
+                    "arguments", Map.of("command", "cat", "mode", "pipe", "wait_ms", 0))));
+            String session = server.answer(2).path("result").path("structuredContent").path("session").asString();
+            server.send(RawStdioServer.message(3, "tools/call", Map.of("name", "session_read", "arguments",
+                    Map.of("session", session, "wait_ms", 50000, "until", Map.of("pattern", "release-\\d+")))));
+            StringBuilder burst = new StringBuilder();
+            for (int id = 10; id < 50; id++) {
+                burst.append(RawStdioServer.message(id, "tools/call", Map.of("name", "session_list",
+                        "arguments", Map.of()))).append('\n');
+            }
+            server.sendBytes(burst.toString().getBytes(StandardCharsets.UTF_8));
+            java.util.Set<Integer> answered = new java.util.TreeSet<>();
+            for (int i = 0; i < 40; i++) {
+                JsonNode n = server.next();
+                assertTrue(n.path("result").path("structuredContent").has("sessions"), n::toString);
+                answered.add(n.path("id").asInt());
+            }
+            assertEquals(40, answered.size(), answered::toString);
+            server.send(RawStdioServer.message(4, "tools/call", Map.of("name", "session_send",
+                    "arguments", Map.of("session", session, "text", "release-7", "wait_ms", 0))));
+            JsonNode first = server.next();
+            JsonNode second = server.next();
+            JsonNode read = first.path("id").asInt() == 3 ? first : second;
+            assertEquals(3, read.path("id").asInt(), () -> first + " / " + second);
+            assertEquals("pattern", read.path("result").path("structuredContent").path("reason").asString(),
+                    read::toString);
+        }
+    }
+
     /** The SDK's own client still works over the new transport, and closing it ends the server. */
     @Test
     void theSdkClientWorksAsBefore() throws Exception {

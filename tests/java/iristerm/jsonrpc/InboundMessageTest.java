@@ -41,6 +41,32 @@ class InboundMessageTest {
     }
 
     @Test
+    void malformedUtf8InsideAStringIsRefusedAndWellFormedTextIsKept() {
+        byte[] head = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"".getBytes(StandardCharsets.UTF_8);
+        byte[] tail = "\"}}".getBytes(StandardCharsets.UTF_8);
+        // an overlong slash, an encoded surrogate (CESU-8), a code point beyond U+10FFFF, a stray continuation byte
+        byte[][] bad = {{(byte) 0xC0, (byte) 0xAF}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
+                {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, {(byte) 0x80}};
+        for (byte[] b : bad) {
+            InboundMessage m = InboundMessage.parse(concat(head, b, tail));
+            assertNotNull(m.refusal(), () -> "accepted " + java.util.Arrays.toString(b));
+            assertEquals(ErrorCodes.PARSE_ERROR, m.refusal().code());
+            assertEquals("message is not valid UTF-8", m.refusal().message());
+        }
+        InboundMessage ok = InboundMessage.parse(concat(head, "é€😀".getBytes(StandardCharsets.UTF_8), tail));
+        McpSchema.JSONRPCRequest r = assertInstanceOf(McpSchema.JSONRPCRequest.class, ok.message());
+        assertEquals("é€😀", ((JsonNode) r.params()).get("x").asString());
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+
+    @Test
     void malformedJsonIsAParseErrorThatSaysWhere() {
         Refusal r = refused("{bad", ErrorCodes.PARSE_ERROR, null);
         assertTrue(r.message().contains("line 1, column 2"), r.message());

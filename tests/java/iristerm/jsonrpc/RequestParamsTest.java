@@ -2,16 +2,21 @@ package iristerm.jsonrpc;
 
 import static iristerm.jsonrpc.PlainWords.assertPlain;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
+import iristerm.mcp.Json;
+import tools.jackson.databind.JsonNode;
 
 class RequestParamsTest {
 
@@ -24,7 +29,7 @@ class RequestParamsTest {
 
     /** The -32602 refusal of the request, with its id and a plain message containing {@code says}. */
     private static void invalid(String method, String params, String says) {
-        Refusal r = RequestParams.check(request(method, params));
+        Refusal r = RequestParams.check(request(method, params)).refusal();
         assertNotNull(r, method + " " + params);
         assertEquals(ErrorCodes.INVALID_PARAMS, r.code());
         assertEquals(5, ((Number) r.id()).intValue());
@@ -33,7 +38,28 @@ class RequestParamsTest {
     }
 
     private static void valid(String method, String params) {
-        assertNull(RequestParams.check(request(method, params)), method + " " + params);
+        assertNull(RequestParams.check(request(method, params)).refusal(), method + " " + params);
+    }
+
+    @Test
+    void theCheckedRequestCarriesItsParamsAsTheTypeTheSdkAsksFor() {
+        McpSchema.JSONRPCRequest checked = RequestParams.check(request("tools/call",
+                "{\"name\":\"session_send\",\"arguments\":{\"session\":\"s1\",\"wait_ms\":5}}")).request();
+        McpSchema.CallToolRequest call = assertInstanceOf(McpSchema.CallToolRequest.class, checked.params());
+        assertEquals("session_send", call.name());
+        assertEquals(Map.of("session", "s1", "wait_ms", 5), call.arguments());
+        assertEquals(5, ((Number) checked.id()).intValue());
+        assertEquals("tools/call", checked.method());
+        // a method without a rule gets its params as a map, as the SDK read them before
+        assertEquals(Map.of("a", List.of(1)),
+                RequestParams.check(request("ping", "{\"a\":[1]}")).request().params());
+        assertNull(RequestParams.check(request("ping", null)).request().params());
+        assertNull(RequestParams.check(request("ping", "null")).request().params());
+        // params given as a map (not read by InboundMessage) are checked the same way
+        McpSchema.JSONRPCRequest fromMap = new McpSchema.JSONRPCRequest("2.0", "tools/call", 9,
+                Map.of("name", "session_list"));
+        assertEquals("session_list", ((McpSchema.CallToolRequest) RequestParams.check(fromMap).request().params()).name());
+        assertNotNull(RequestParams.check(new McpSchema.JSONRPCRequest("2.0", "tools/call", 9, Map.of())).refusal());
     }
 
     @Test
@@ -43,6 +69,27 @@ class RequestParamsTest {
         invalid("tools/call", "{\"arguments\":{}}", "\"name\"");
         valid("tools/call", "{\"name\":\"session_list\"}");
         valid("tools/call", "{\"name\":\"session_list\",\"arguments\":{\"session\":\"x\"}}");
+    }
+
+    @Test
+    void toolCallParamsBuiltFromTheTreeAreWhatJacksonsConversionGives() {
+        String params = "{\"name\":\"session_send\",\"_meta\":{\"progressToken\":7},\"extra\":1,\"arguments\":"
+                + "{\"s\":\"é\\u0000😀\",\"i\":5,\"l\":5000000000,\"big\":123456789012345678901234567890,"
+                + "\"d\":1.5,\"e\":-2e-3,\"t\":true,\"f\":false,\"n\":null,\"a\":[1,\"x\",[],{}],\"o\":{\"p\":{\"q\":[null]}}}}";
+        JsonNode tree = Json.MAPPER.readTree(params);
+        McpSchema.CallToolRequest jackson = Json.MAPPER.treeToValue(tree, McpSchema.CallToolRequest.class);
+        McpSchema.CallToolRequest built = TreeValues.callToolRequest(tree);
+        assertEquals(jackson, built);
+        assertEquals(jackson.arguments().get("big").getClass(), built.arguments().get("big").getClass());
+        assertEquals(Long.class, built.arguments().get("l").getClass());
+        JsonNode bare = Json.MAPPER.readTree("{\"name\":\"session_list\"}");
+        assertEquals(Json.MAPPER.treeToValue(bare, McpSchema.CallToolRequest.class), TreeValues.callToolRequest(bare));
+    }
+
+    @Test
+    void toolsCallNameAndMetaMustBeOfTheirKind() {
+        invalid("tools/call", "{\"name\":5}", "at \"name\"");
+        invalid("tools/call", "{\"name\":\"session_list\",\"_meta\":\"x\"}", "at \"_meta\"");
     }
 
     @Test

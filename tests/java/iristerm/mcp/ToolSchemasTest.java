@@ -44,6 +44,15 @@ class ToolSchemasTest {
         assertFalse(schemas.validate(copy, Map.of("wait_ms", 1)).valid());
     }
 
+    @Test
+    void theServersOwnResultsAreNotValidatedPerCallButOtherSchemasStillAre() {
+        Map<String, Object> output = Json.MAPPER.readValue(SCHEMA, Map.class);
+        schemas.ownResults(output);
+        assertTrue(schemas.validate(output, Map.of("wait_ms", -1)).valid(), "an own result schema is not checked");
+        // the same content held elsewhere (a tool's input schema, say) is still enforced
+        assertRefused(Map.of("wait_ms", -1), "session");
+    }
+
     private void assertRefused(Map<String, Object> value, String named) {
         ValidationResponse r = schemas.validate(schema, value);
         assertFalse(r.valid(), () -> value + " was accepted");
