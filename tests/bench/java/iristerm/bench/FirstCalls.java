@@ -54,12 +54,17 @@ final class FirstCalls {
                     Duration.ofSeconds(300))) {
                 String id = Interactions.openRawBash(c);
                 long[] t = new long[first];
+                long cpu0 = Servers.cpuNanos(c.pid());
                 for (int i = 0; i < first; i++) {
                     t[i] = Interactions.rawInteract(c, id, s.waitMs());
                 }
+                long cpu1 = Servers.cpuNanos(c.pid());
                 Stats firstStats = Stats.of(t);
-                Stats many = concurrent(c, rounds, s.waitMs());
+                long[] cpuMany = new long[2];
+                Stats many = concurrent(c, rounds, s.waitMs(), cpuMany);
+                long cpu2 = Servers.cpuNanos(c.pid());
                 Seq seq = seq(c, s.waitMs());
+                long cpu3 = Servers.cpuNanos(c.pid());
                 r.latencyHeader();
                 r.latency("floor: bash on pipes, direct, one at a time", floorOne, "");
                 r.latency(String.format(Locale.ROOT, "floor: %d bashes on pipes, direct, at once", CONCURRENT_SESSIONS),
@@ -84,6 +89,12 @@ final class FirstCalls {
                                 + "directly %.1f ms; target <= %d calls and <= %.0f ms)", seq.bytes(), seq.calls(),
                         Stats.ms(seq.nanos()), Stats.ms(seqFloor), SEQ_CALLS, SEQ_MS);
                 r.line("  seq 1 %d through one session_send wait: %s %s", SEQ_COUNT, seqFigure, seqMet ? "met" : "MISSED");
+                if (cpu0 >= 0 && cpuMany[0] >= 0 && cpuMany[1] >= 0 && cpu3 >= 0) {
+                    r.line("  server CPU (all its threads, JIT compiler included): first %d: %.3f ms per interaction; "
+                                    + "%d x %d at once: %.3f ms per interaction; seq: %.1f ms", first,
+                            Stats.ms(cpu1 - cpu0) / first, CONCURRENT_SESSIONS, rounds,
+                            Stats.ms(cpuMany[1] - cpuMany[0]) / (CONCURRENT_SESSIONS * rounds), Stats.ms(cpu3 - cpu2));
+                }
                 r.target("seq 1 " + SEQ_COUNT + " read completely", seqMet, seqFigure);
             }
         } finally {
@@ -91,12 +102,16 @@ final class FirstCalls {
         }
     }
 
-    /** Interactions on {@link #CONCURRENT_SESSIONS} sessions at once, one thread per session. */
-    private static Stats concurrent(RawStdio c, int rounds, long waitMs) throws Exception {
+    /**
+     * Interactions on {@link #CONCURRENT_SESSIONS} sessions at once, one thread per session; the
+     * server's CPU time before and after them goes into {@code cpu}.
+     */
+    private static Stats concurrent(RawStdio c, int rounds, long waitMs, long[] cpu) throws Exception {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < CONCURRENT_SESSIONS; i++) {
             ids.add(Interactions.openRawBash(c));
         }
+        cpu[0] = Servers.cpuNanos(c.pid());
         List<Callable<long[]>> tasks = new ArrayList<>();
         for (String id : ids) {
             tasks.add(() -> {
@@ -113,6 +128,7 @@ final class FirstCalls {
                 all.add(x);
             }
         }
+        cpu[1] = Servers.cpuNanos(c.pid());
         for (String id : ids) {
             c.call("session_close", "session", id, "force", true);
         }

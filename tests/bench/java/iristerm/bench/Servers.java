@@ -213,6 +213,26 @@ final class Servers {
         return -1;
     }
 
+    /**
+     * CPU time all threads of a process have used, in nanoseconds (the first field of each thread's
+     * /proc/PID/task/TID/schedstat: nanosecond resolution, unlike the clock ticks of /proc/PID/stat), or -1.
+     */
+    static long cpuNanos(long pid) {
+        long total = 0;
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    total += Long.parseLong(Files.readString(task.resolve("schedstat")).split(" ", 2)[0]);
+                } catch (IOException | NumberFormatException ended) {
+                    // a thread that ended between the listing and the read: its time is gone with it
+                }
+            }
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return -1;
+        }
+        return total;
+    }
+
     private static final Pattern HISTOGRAM_TOTAL = Pattern.compile("^Total\\s+\\d+\\s+(\\d+)\\s*$", Pattern.MULTILINE);
     private static final Pattern HEAP_TOTAL = Pattern.compile("heap\\s+total (\\d+)K");
 
