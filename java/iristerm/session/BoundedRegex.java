@@ -1,5 +1,6 @@
 package iristerm.session;
 
+import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -148,6 +149,11 @@ public final class BoundedRegex {
          */
         boolean find(Matcher m, int offset, String text) {
             int n = text.length();
+            // the line terminators ^ knows are \n \r U+0085 U+2028 U+2029; without the last two, all are
+            // Latin-1, and a Latin-1 copy of the text (of most output: its bytes as they are) scans twice as
+            // fast as the text read a character at a time
+            byte[] latin1 = text.indexOf('\u2028') < 0 && text.indexOf('\u2029') < 0
+                    ? text.getBytes(StandardCharsets.ISO_8859_1) : null;
             int at = 0;
             while (at >= 0) {
                 if (text.startsWith(literal, at)) {
@@ -156,12 +162,23 @@ public final class BoundedRegex {
                         return true;
                     }
                 }
-                at = nextLine(text, at);
+                at = latin1 != null ? nextLine(latin1, at) : nextLine(text, at);
             }
             return false;
         }
 
-        /** Index just past the next line terminator at or after {@code from} (those {@code ^} knows), or -1. */
+        /** Index just past the next line terminator at or after {@code from}, or -1. */
+        private static int nextLine(byte[] latin1, int from) {
+            for (int i = from, n = latin1.length; i < n; i++) {
+                byte c = latin1[i];
+                if (c <= '\r' && (c == '\n' || c == '\r' || c == (byte) 0x85)) {
+                    return i + 1;
+                }
+            }
+            return -1;
+        }
+
+        /** As {@link #nextLine(byte[], int)}, for text with a line or paragraph separator. */
         private static int nextLine(String text, int from) {
             for (int i = from, n = text.length(); i < n; i++) {
                 char c = text.charAt(i);

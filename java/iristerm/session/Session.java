@@ -272,6 +272,8 @@ public final class Session implements EngineSink {
      */
     private static final class Scan {
         final long deadline;
+        /** where the read's search begins: a line start for ^ (in a pipe the answer follows the prompt on its line) */
+        final long start;
         long from;
         /** set when the pattern's search ran out of time: the read ends with timeout and says why */
         String overrun;
@@ -283,6 +285,7 @@ public final class Session implements EngineSink {
         boolean promptKnown = true;
 
         Scan(long from, long deadline, long mark, boolean echo) {
+            this.start = from;
             this.from = from;
             this.deadline = deadline;
             this.answer = echo ? -1 : mark;
@@ -409,8 +412,8 @@ public final class Session implements EngineSink {
         long deadline = Math.max(scan.deadline, System.nanoTime() + MIN_PATTERN_NANOS);
         long from = scan.from;
         while (from < end) {
-            // the character before the search's start comes along: ^ must see whether a line starts there
-            long context = Math.max(0, from - UTF8_MAX);
+            // a search resumed past the read's start sees the character before: ^ holds there only at a line start
+            long context = from > scan.start ? Math.max(0, from - UTF8_MAX) : from;
             OutputLog.Slice s = log.read(context, (int) Math.min(end - context, 4L * FILE_CHUNK));
             byte[] b = s.bytes();
             int start = (int) Math.max(0, from - s.from());
