@@ -20,9 +20,22 @@ class ReadAnswerSerializerTest {
 
     /** output with everything JSON escapes or carries as multi-byte UTF-8 */
     private static String output(int lines) {
+        return lines(lines, " \"quoted\" back\\slash\ttab \u0001\u001f del\u007f é € \uD83D\uDE00 \u2028 </x>? \r\n");
+    }
+
+    /** output of Latin-1 characters only: every one of the 256 (controls escaped, the upper half two UTF-8 bytes) */
+    private static String latin1(int lines) {
+        StringBuilder every = new StringBuilder();
+        for (char c = 0; c < 256; c++) {
+            every.append(c);
+        }
+        return lines(lines, " ?? " + every + "\n");
+    }
+
+    private static String lines(int n, String line) {
         StringBuilder b = new StringBuilder();
-        for (int i = 0; i < lines; i++) {
-            b.append(i).append(" \"quoted\" back\\slash\ttab \u0001\u001f del\u007f é € \uD83D\uDE00 \u2028 </x>\r\n");
+        for (int i = 0; i < n; i++) {
+            b.append(i).append(line);
         }
         return b.toString();
     }
@@ -51,11 +64,12 @@ class ReadAnswerSerializerTest {
 
     @Test
     void aReadAnswerIsWrittenByteForByteAsJacksonWritesIt() {
-        String data = output(200);
-        sameAsJackson(answer(data, data + "[reason=pattern state=running]\nsome \"hint\"", false));
-        sameAsJackson(answer(data, data + "\n[reason=exit]", true));
-        // an answer whose output ends in an incomplete line and has nothing after it
-        sameAsJackson(answer(data + "tail", data + "tail", false));
+        for (String data : List.of(output(200), latin1(50), latin1(50) + "€ after a table's worth")) {
+            sameAsJackson(answer(data, data + "[reason=pattern state=running]\nsome \"hint\" é", false));
+            sameAsJackson(answer(data, data + "\n[reason=exit]", true));
+            // an answer whose text is the output alone
+            sameAsJackson(answer(data + "tail", data + "tail", false));
+        }
     }
 
     @Test
