@@ -83,24 +83,24 @@ final class ReadAnswerSerializer extends ValueSerializer<Object> {
                 || t.meta() != null || !t.text().startsWith(data)) {
             return r;
         }
-        Escaped escaped = new Escaped(t.text(), data.length());
+        Escaped escaped = new Escaped(t.text(), data);
         Map<Object, Object> withData = new LinkedHashMap<>(structured);
         withData.put("data", new Data(escaped));
         return new McpSchema.CallToolResult(List.of(new Text(escaped)), r.isError(), withData, r.meta());
     }
 
-    /** The text content's text, escaped once on first use; the data is its first {@code dataChars} characters. */
+    /** The text content's text, escaped once on first use, and the data it begins with. */
     private static final class Escaped {
         private final String text;
-        private final int dataChars;
+        private final String data;
         private Bytes bytes;
         /** escaped lengths (without quotes) of the text and of its data part (-1 when not found) */
         private int textLength;
         private int dataLength;
 
-        Escaped(String text, int dataChars) {
+        Escaped(String text, String data) {
             this.text = text;
-            this.dataChars = dataChars;
+            this.data = data;
         }
 
         void write(JsonGenerator gen, SerializationContext ctxt, boolean whole) {
@@ -111,7 +111,7 @@ final class ReadAnswerSerializer extends ValueSerializer<Object> {
                     return;
                 }
             }
-            gen.writeString(whole ? text : text.substring(0, dataChars));
+            gen.writeString(whole ? text : data);
         }
 
         /**
@@ -125,7 +125,7 @@ final class ReadAnswerSerializer extends ValueSerializer<Object> {
             }
             bytes = jsonString(ctxt, text, text.length() + text.length() / 8 + 16);
             textLength = bytes.size() - 2;
-            Bytes tail = jsonString(ctxt, text.substring(dataChars), 64);
+            Bytes tail = jsonString(ctxt, text.substring(data.length()), 64);
             int tailLength = tail.size() - 2;
             dataLength = textLength - tailLength;
             if (dataLength < 0 || !java.util.Arrays.equals(bytes.array(), 1 + dataLength, 1 + textLength,
