@@ -123,7 +123,9 @@ final class ReadAnswerSerializer extends ValueSerializer<Object> {
             if (bytes != null) {
                 return;
             }
-            bytes = jsonString(ctxt, text, text.length() + text.length() / 8 + 16);
+            // room for an escape in every fourth character (seq's output has a newline in every 6.5): most
+            // output is escaped without the buffer growing, which copies it into an array twice the size
+            bytes = jsonString(ctxt, text, text.length() + text.length() / 4 + 16);
             textLength = bytes.size() - 2;
             Bytes tail = jsonString(ctxt, text.substring(data.length()), 64);
             int tailLength = tail.size() - 2;
