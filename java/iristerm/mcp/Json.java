@@ -9,7 +9,7 @@ import tools.jackson.databind.json.JsonMapper;
  * can fail under the External Java Server's class loader.
  */
 public final class Json {
-    public static final JsonMapper MAPPER = JsonMapper.builder().build();
+    public static final JsonMapper MAPPER = JsonMapper.builder().addModule(ReadAnswerSerializer.module()).build();
     public static final McpJsonMapper MCP = new ConvertedParamsMapper(new JacksonMcpJsonMapper(MAPPER));
 
     private Json() {

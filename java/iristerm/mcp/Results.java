@@ -26,9 +26,13 @@ final class Results {
                 "signal", r.signal(), "file", r.file(), "hint", r.hint());
     }
 
-    /** The text an agent sees first: the output itself, then one line of status. */
+    /**
+     * The text an agent sees first: the output itself, then one line of status. The output is copied
+     * once, into the answer's text, whose serialization escapes it once for both places it goes
+     * (see {@link ReadAnswerSerializer}).
+     */
     static String readText(ReadResult r) {
-        StringBuilder b = new StringBuilder(r.data());
+        StringBuilder b = new StringBuilder();
         if (!r.data().isEmpty() && !r.data().endsWith("\n")) {
             b.append('\n');
         }
@@ -47,7 +51,7 @@ final class Results {
         if (r.hint() != null) {
             b.append('\n').append(r.hint());
         }
-        return b.toString();
+        return r.data().concat(b.toString());
     }
 
     /** JSON-schema properties of a read result, shared by every tool that answers with one. */

@@ -51,6 +51,28 @@ public final class AnsiCleaner {
         return out.append(line).toString();
     }
 
+    /**
+     * Whether the UTF-8 text in {@code utf8[offset, offset + len)}, decoded with every invalid sequence
+     * replaced by U+FFFD, is one {@link #clean} returns as it is; the same answer as for the decoded
+     * String, found in a scan of the bytes without decoding them first. The C1 controls U+0080-U+009F are
+     * the two-byte sequences C2 80 to C2 9F; every other byte from 0x80 up belongs to a character kept or
+     * to an invalid sequence (U+FFFD, kept).
+     */
+    public static boolean isPlain(byte[] utf8, int offset, int len) {
+        for (int i = offset, end = offset + len; i < end; i++) {
+            int b = utf8[i];
+            if (b >= 0x20) {
+                if (b == 0x7f) {
+                    return false;
+                }
+            } else if (b >= 0 ? b != '\n' && b != '\t'
+                    : b == (byte) 0xc2 && i + 1 < end && utf8[i + 1] >= (byte) 0x80 && utf8[i + 1] < (byte) 0xa0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Whether every character is one {@link #clean} keeps as it is: printable, a tab or a newline. */
     private static boolean isPlain(String s) {
         for (int i = 0, n = s.length(); i < n; i++) {

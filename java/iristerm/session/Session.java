@@ -19,6 +19,8 @@ public final class Session implements EngineSink {
     private static final int LAST_LINE_PROBE = 512;
     /** a pattern may span this many bytes of already-scanned output */
     private static final int PATTERN_OVERLAP = 4096;
+    /** the longest UTF-8 sequence: how far back the character before an offset may begin */
+    private static final int UTF8_MAX = 4;
     private static final int FILE_CHUNK = 1 << 20;
     /**
      * a pattern search gets at least this long even when the read's wait is over (wait_ms 0): a
@@ -270,6 +272,8 @@ public final class Session implements EngineSink {
      */
     private static final class Scan {
         final long deadline;
+        /** where the read's search begins: a line start for ^ (in a pipe the answer follows the prompt on its line) */
+        final long start;
         long from;
         /** set when the pattern's search ran out of time: the read ends with timeout and says why */
         String overrun;
@@ -281,6 +285,7 @@ public final class Session implements EngineSink {
         boolean promptKnown = true;
 
         Scan(long from, long deadline, long mark, boolean echo) {
+            this.start = from;
             this.from = from;
             this.deadline = deadline;
             this.answer = echo ? -1 : mark;
@@ -407,16 +412,31 @@ public final class Session implements EngineSink {
         long deadline = Math.max(scan.deadline, System.nanoTime() + MIN_PATTERN_NANOS);
         long from = scan.from;
         while (from < end) {
-            OutputLog.Slice s = log.read(from, (int) Math.min(end - from, 4L * FILE_CHUNK));
-            if (s.bytes().length == 0) {
+            // a search resumed past the read's start sees the character before: ^ holds there only at a line start
+            long context = from > scan.start ? Math.max(0, from - UTF8_MAX) : from;
+            OutputLog.Slice s = log.read(context, (int) Math.min(end - context, 4L * FILE_CHUNK));
+            byte[] b = s.bytes();
+            int start = (int) Math.max(0, from - s.from());
+            if (start >= b.length) {
                 break;
             }
-            String text = decode(s.bytes());
+            // a search resumed mid-character starts at the next character; the one before is the context
+            for (int k = 0; k < UTF8_MAX - 1 && start > 0 && start < b.length && isContinuation(b[start]); k++) {
+                start++;
+            }
+            int before = start;
+            for (int k = 0; k < UTF8_MAX && before > 0; k++) {
+                if (!isContinuation(b[--before])) {
+                    break;
+                }
+            }
+            String head = text(b, before, start - before, strip);
+            String text = text(b, start, b.length - start, strip);
             // the agent's regex runs without the lock: a slow one must not hold up the producer
             log.lock().unlock();
             boolean found;
             try {
-                found = BoundedRegex.find(u.pattern(), strip ? AnsiCleaner.clean(text) : text, deadline);
+                found = BoundedRegex.find(u.pattern(), head, text, deadline);
             } finally {
                 log.lock().lock();
             }
@@ -427,6 +447,10 @@ public final class Session implements EngineSink {
         }
         scan.from = Math.max(scan.from, end - PATTERN_OVERLAP);
         return false;
+    }
+
+    private static boolean isContinuation(byte b) {
+        return (b & 0xc0) == 0x80;
     }
 
     private ReadResult deliver(ReadRequest r, long cursor, Waited waited) {
@@ -453,10 +477,7 @@ public final class Session implements EngineSink {
         }
         long next = s.from() + len;
         readers.merge(r.reader(), next, Math::max);
-        String text = decode(bytes, len);
-        if (r.stripAnsi()) {
-            text = AnsiCleaner.clean(text);
-        }
+        String text = text(bytes, 0, len, r.stripAnsi());
         String skipped = s.from() > cursor
                 ? (s.from() - cursor) + " older bytes were no longer held and were skipped" : null;
         return result(text, next - cursor, next, end - next, reason, null, join(skipped, waited.note()));
@@ -480,7 +501,7 @@ public final class Session implements EngineSink {
                     if (len == 0) {
                         len = bytes.length;
                     }
-                    if (r.stripAnsi()) {
+                    if (r.stripAnsi() && !AnsiCleaner.isPlain(bytes, 0, len)) {
                         out.write(AnsiCleaner.clean(decode(bytes, len)).getBytes(StandardCharsets.UTF_8));
                     } else {
                         out.write(bytes, 0, len);
@@ -589,6 +610,15 @@ public final class Session implements EngineSink {
 
     // ---- text --------------------------------------------------------------------------------
 
+    /**
+     * The output in {@code bytes[offset, offset + len)} as text, cleaned of escape sequences when
+     * {@code strip}; output with nothing to clean (most of it) is found so in its bytes and decoded once.
+     */
+    private static String text(byte[] bytes, int offset, int len, boolean strip) {
+        String text = decode(bytes, offset, len);
+        return strip && !AnsiCleaner.isPlain(bytes, offset, len) ? AnsiCleaner.clean(text) : text;
+    }
+
     static String decode(byte[] bytes) {
         return decode(bytes, bytes.length);
     }
@@ -599,7 +629,11 @@ public final class Session implements EngineSink {
      * instead of widened to a char buffer first: a fifth of the time for a megabyte.
      */
     static String decode(byte[] bytes, int len) {
-        return new String(bytes, 0, len, StandardCharsets.UTF_8);
+        return decode(bytes, 0, len);
+    }
+
+    static String decode(byte[] bytes, int offset, int len) {
+        return new String(bytes, offset, len, StandardCharsets.UTF_8);
     }
 
     /** Length without a trailing incomplete UTF-8 sequence, which the next read will complete. */

@@ -66,13 +66,14 @@ public final class Transcript implements AutoCloseable {
 
     public synchronized void write(byte[] b, int off, int len) {
         if (secrets.isEmpty() && held.length == 0) {
-            writeFully(Arrays.copyOfRange(b, off, off + len), len);
+            // written straight from the caller's buffer: the channel copies it, no copy of ours needed
+            writeFully(b, off, len);
             return;
         }
         byte[] data = concat(held, b, off, len);
         mask(data);
         int keep = secrets.isEmpty() ? 0 : longestSecretPrefixSuffix(data);
-        writeFully(data, data.length - keep);
+        writeFully(data, 0, data.length - keep);
         held = Arrays.copyOfRange(data, data.length - keep, data.length);
     }
 
@@ -96,7 +97,7 @@ public final class Transcript implements AutoCloseable {
 
     /** Writes out bytes held back for secret masking: no more output will follow them. */
     private void flushHeld() {
-        writeFully(held, held.length);
+        writeFully(held, 0, held.length);
         held = new byte[0];
     }
 
@@ -119,13 +120,13 @@ public final class Transcript implements AutoCloseable {
      * is not counted in {@link #size()}, so reads of this run never serve it as output, while the
      * history of the session after a restart ends with it.
      */
-    private void writeFully(byte[] data, int len) {
+    private void writeFully(byte[] data, int offset, int len) {
         if (len == 0 || full) {
             return;
         }
         int kept = (int) Math.min(len, limit - written);
         try {
-            ByteBuffer buf = ByteBuffer.wrap(data, 0, kept);
+            ByteBuffer buf = ByteBuffer.wrap(data, offset, kept);
             while (buf.hasRemaining()) {
                 written += channel.write(buf, written);
             }
