@@ -2,7 +2,6 @@ package iristerm.cli;
 
 import io.modelcontextprotocol.server.McpSyncServer;
 import iristerm.iris.IrisCalls;
-import iristerm.mcp.Json;
 import iristerm.stdio.StdioTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,7 +66,7 @@ public final class StdioCommand implements Runnable {
         if (maxLineBytes < 1024) {
             throw new IllegalArgumentException("--max-line-bytes must be at least 1024");
         }
-        StdioTransport transport = new StdioTransport(Json.MCP, in != null ? in : System.in,
+        StdioTransport transport = new StdioTransport(in != null ? in : System.in,
                 out != null ? out : protocolStdout(), maxLineBytes);
         // stdio serves the user who started it: the process engine is on unless turned off
         boolean processOn = options.process != CommonOptions.ProcessPolicy.off;

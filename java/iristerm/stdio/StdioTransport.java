@@ -19,7 +19,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
@@ -30,8 +29,12 @@ import iristerm.jsonrpc.InboundMessage;
 import iristerm.jsonrpc.Plain;
 import iristerm.jsonrpc.Refusal;
 import iristerm.jsonrpc.RequestParams;
+import iristerm.mcp.Json;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.StreamWriteFeature;
+import tools.jackson.databind.ObjectWriter;
 
 /**
  * MCP over newline-delimited JSON-RPC on a stream pair, for one client that spawned the server.
@@ -49,7 +52,13 @@ import reactor.core.scheduler.Schedulers;
 public final class StdioTransport implements McpServerTransportProvider {
     private static final Logger LOG = LoggerFactory.getLogger(StdioTransport.class);
 
-    private final McpJsonMapper json;
+    /**
+     * Encodes a message straight into stdout, leaving the stream open for the next one and its
+     * flushing to the line's end (one write for a small message, not one for it and one for its newline).
+     */
+    private static final ObjectWriter LINES = Json.MAPPER.writer()
+            .without(StreamWriteFeature.AUTO_CLOSE_TARGET).without(StreamWriteFeature.FLUSH_PASSED_TO_STREAM);
+
     private final InputStream in;
     private final OutputStream out;
     private final int maxLineBytes;
@@ -71,11 +80,10 @@ public final class StdioTransport implements McpServerTransportProvider {
     /**
      * @param maxLineBytes longest line read as a message; longer ones are refused
      */
-    public StdioTransport(McpJsonMapper json, InputStream in, OutputStream out, int maxLineBytes) {
+    public StdioTransport(InputStream in, OutputStream out, int maxLineBytes) {
         if (maxLineBytes < 1) {
             throw new IllegalArgumentException("the line limit must be positive");
         }
-        this.json = json;
         this.in = in;
         this.out = out;
         this.maxLineBytes = maxLineBytes;
@@ -139,7 +147,8 @@ public final class StdioTransport implements McpServerTransportProvider {
 
     private void refuse(Refusal refusal, String line) {
         LOG.debug("refused a message ({} {}): {}", refusal.code(), refusal.message(), Plain.of(line));
-        track(write(refusal.toJson().getBytes(StandardCharsets.UTF_8)));
+        byte[] answer = refusal.toJson().getBytes(StandardCharsets.UTF_8);
+        track(write(stdout -> stdout.write(answer)));
     }
 
     private void track(CompletableFuture<Void> answer) {
@@ -165,18 +174,34 @@ public final class StdioTransport implements McpServerTransportProvider {
         }
     }
 
+    /** One message's UTF-8 bytes (no newline), written into the stream it is given. */
+    private interface Message {
+        void writeTo(OutputStream stdout) throws IOException;
+    }
+
     /**
-     * Writes one line of output (UTF-8, no newline) on the calling thread; the answer says whether it
-     * was written. A client that does not read holds the writer here rather than piling up answers.
+     * Writes one line of output on the calling thread; the answer says whether it was written. A
+     * message is encoded straight into stdout (a large answer is never held whole, and the client
+     * reads its beginning while the rest is encoded). A client that does not read holds the writer
+     * here rather than piling up answers.
      */
-    private CompletableFuture<Void> write(byte[] message) {
+    private CompletableFuture<Void> write(Message message) {
         synchronized (writing) {
             if (closed || outputFailed) {
                 return CompletableFuture.failedFuture(new IOException(closed ? "the stdio transport is closed"
                         : "stdout is closed"));
             }
             try {
-                out.write(message);
+                try {
+                    message.writeTo(out);
+                } catch (JacksonException e) {
+                    // not a value JSON can hold (never one of this server's); whatever was written
+                    // becomes a line of its own, so the next message still starts on a fresh one
+                    out.write('\n');
+                    out.flush();
+                    LOG.error("a message could not be encoded; the client got a broken line instead", e);
+                    return CompletableFuture.failedFuture(e);
+                }
                 out.write('\n');
                 out.flush();
                 return CompletableFuture.completedFuture(null);
@@ -231,25 +256,16 @@ public final class StdioTransport implements McpServerTransportProvider {
         }
     }
 
-    /** The one session's side of the transport: what the SDK session sends goes out through the writer. */
+    /** The one session's side of the transport: what the SDK session sends is written by the thread sending it. */
     private final class SessionTransport implements McpServerTransport {
         @Override
         public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
-            return Mono.defer(() -> {
-                // encoded straight to UTF-8: a large answer (a page of output) is not also held as a String
-                byte[] line;
-                try {
-                    line = json.writeValueAsBytes(message);
-                } catch (IOException e) {
-                    return Mono.error(e);
-                }
-                return Mono.fromFuture(write(line));
-            });
+            return Mono.defer(() -> Mono.fromFuture(write(stdout -> LINES.writeValue(stdout, message))));
         }
 
         @Override
         public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
-            return json.convertValue(data, typeRef);
+            return Json.MCP.convertValue(data, typeRef);
         }
 
         @Override

@@ -3,11 +3,10 @@ package iristerm.bench;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,8 +51,7 @@ final class RawStdio implements AutoCloseable {
         process = pb.start();
         watchdog = Servers.watchdog(limit, process::destroyForcibly);
         in = process.getOutputStream();
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8),
-                1 << 16);
+        InputStream out = process.getInputStream();
         Thread reader = new Thread(() -> dispatch(out), "raw-stdio-reader");
         reader.setDaemon(true);
         reader.start();
@@ -69,21 +67,51 @@ final class RawStdio implements AutoCloseable {
         return cmd;
     }
 
-    private void dispatch(BufferedReader out) {
+    /**
+     * Hands each answer line to the call waiting for its id. Lines are split and parsed as bytes, as
+     * a client that reads a pipe would: decoding a multi-megabyte answer into a String first doubled
+     * this client's share of a large read.
+     */
+    private void dispatch(InputStream out) {
         try {
-            String line;
-            while ((line = out.readLine()) != null) {
-                JsonNode n = JSON.readTree(line);
-                CompletableFuture<JsonNode> f = waiting.remove(n.path("id").asInt(-1));
-                if (f != null) {
-                    f.complete(n);
+            byte[] chunk = new byte[1 << 16];
+            Line line = new Line();
+            int n;
+            while ((n = out.read(chunk)) > 0) {
+                int start = 0;
+                for (int i = 0; i < n; i++) {
+                    if (chunk[i] == '\n') {
+                        line.write(chunk, start, i - start);
+                        deliver(line.parse());
+                        line.reset();
+                        start = i + 1;
+                    }
                 }
+                line.write(chunk, start, n - start);
             }
         } catch (IOException | RuntimeException e) {
             // the server ended: the waiting calls fail below
         }
         IOException ended = new IOException("the server closed stdout before answering");
         waiting.values().forEach(f -> f.completeExceptionally(ended));
+    }
+
+    private void deliver(JsonNode n) {
+        CompletableFuture<JsonNode> f = waiting.remove(n.path("id").asInt(-1));
+        if (f != null) {
+            f.complete(n);
+        }
+    }
+
+    /** One line's bytes, parsed where they lie. */
+    private static final class Line extends ByteArrayOutputStream {
+        Line() {
+            super(1 << 16);
+        }
+
+        JsonNode parse() {
+            return JSON.readTree(buf, 0, count);
+        }
     }
 
     /** A tool call's structured content; a tool error throws. Safe to call from several threads. */
