@@ -66,7 +66,7 @@ public final class ArchiveTraining {
         Pipe answers = Pipe.open();
         int[] served = {-1};
         Thread server = new Thread(() -> served[0] = StdioCommand.run(
-                new String[]{"--data-dir", dataDir.toString()},
+                new String[]{"--data-dir", dataDir.toString()}, StartPreparation.begin(StartPreparation.Mode.STDIO),
                 Channels.newInputStream(requests.source()), Channels.newOutputStream(answers.sink())),
                 "training-server");
         server.start();

@@ -65,11 +65,11 @@ public final class StdioCommand implements Runnable {
     }
 
     /**
-     * Runs the stdio server as a start does, prepared ahead, on the given streams instead of stdin and
-     * stdout (the archive training).
+     * Runs the stdio server as a start does, with {@code preparation} begun ahead, on the given streams
+     * instead of stdin and stdout (the archive training).
      */
-    static int run(String[] args, InputStream in, OutputStream out) {
-        StdioCommand command = new StdioCommand(StartPreparation.begin(StartPreparation.Mode.STDIO));
+    static int run(String[] args, StartPreparation preparation, InputStream in, OutputStream out) {
+        StdioCommand command = new StdioCommand(preparation);
         command.in = in;
         command.out = out;
         return Main.configure(new CommandLine(command)).execute(args);
