@@ -2,6 +2,7 @@ package iristerm.cli;
 
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema;
+import iristerm.http.McpHttpServer;
 import iristerm.jsonrpc.InboundMessage;
 import iristerm.jsonrpc.RequestParams;
 import iristerm.mcp.Json;
@@ -9,7 +10,6 @@ import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.Version;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -23,14 +23,14 @@ import java.util.concurrent.TimeoutException;
  * The part of a start that needs no option, run on a second thread while picocli parses the command
  * line on the main one: start-up is otherwise single-threaded, and it is mostly first-time work of
  * the JVM (loading, linking and initialising classes, building Jackson's serialisers), which is the
- * same whichever thread does it first. Here: the JSON mapper (Jackson builds a default
- * date format with calendar and locale data in its static initialisers, which no configuration
- * avoids), the security providers, the first parsing of a tool schema, and the first decoding of an {@code initialize} request and encoding of its result with
- * the very code and mappers that answer the client's; for {@code serve} also the JVM's management
- * server, which the HTTP stack (XNIO) registers its beans with on start.
+ * same whichever thread does it first. Here: the JSON mapper (Jackson builds a default date format
+ * with calendar and locale data in its static initialisers, which no configuration avoids), the
+ * security providers, the first parsing of a tool schema, and the first decoding of an
+ * {@code initialize} request and encoding of its result with the very code and mappers that answer
+ * the client's; for {@code serve} also the HTTP stack's provider ({@link McpHttpServer#prepare}).
  *
- * <p>The main thread never waits for a piece it needs: whichever thread comes to a class or a cache
- * first fills it, the other waits on the JVM's own lock. The serving command {@link #await}s the
+ * <p>Nothing is handed over: whichever thread comes to a class or a cache first fills it, and the
+ * other waits on the JVM's own lock for that piece only. The serving command {@link #await}s the
  * whole before it reads the first request (stdio) or says "listening" (serve), so a failure here is
  * the command's one-line start error, never a stack trace. Nothing here writes to stdout.
  */
@@ -97,11 +97,11 @@ final class StartPreparation {
 
     private static Void prepare(Mode mode) throws IOException {
         // in the order the main thread comes to need them: the mapper and the security providers (the
-        // sessions), the HTTP stack's management server, the tools' schemas, then the first exchange
+        // sessions), the HTTP stack's provider, the tools' schemas, then the first exchange
         McpJsonMapper json = Json.MCP;
         new SecureRandom();
         if (mode == Mode.SERVE) {
-            ManagementFactory.getPlatformMBeanServer();
+            McpHttpServer.prepare();
         }
         McpSchema.Tool.builder().name("prepared").inputSchema(json, "{\"type\": \"object\"}").build();
         InboundMessage inbound = InboundMessage.parse(INITIALIZE);
