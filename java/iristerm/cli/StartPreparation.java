@@ -97,13 +97,14 @@ final class StartPreparation {
 
     private static Void prepare(Mode mode) throws IOException {
         // in the order the main thread comes to need them: the mapper and the security providers (the
-        // sessions), the HTTP stack's provider, the tools' schemas, then the first exchange
+        // sessions), the tools' schemas (the assembly), the HTTP stack's provider (the listener), then
+        // the first exchange
         McpJsonMapper json = Json.MCP;
         new SecureRandom();
+        McpSchema.Tool.builder().name("prepared").inputSchema(json, "{\"type\": \"object\"}").build();
         if (mode == Mode.SERVE) {
             McpHttpServer.prepare();
         }
-        McpSchema.Tool.builder().name("prepared").inputSchema(json, "{\"type\": \"object\"}").build();
         InboundMessage inbound = InboundMessage.parse(INITIALIZE);
         if (!(inbound.message() instanceof McpSchema.JSONRPCRequest request) || RequestParams.check(request) != null) {
             throw new IllegalStateException("the server refused its own initialize request: " + inbound.refusal());
