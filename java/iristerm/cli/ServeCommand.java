@@ -84,7 +84,7 @@ final class ServeCommand implements Callable<Integer> {
                     + "default: ${DEFAULT-VALUE}).")
     long connectionIdleSeconds;
 
-    /** For picocli's full command tree (help), which never runs it. */
+    /** For picocli's full command tree (help); a start through it is not prepared ahead. */
     ServeCommand() {
         this(StartPreparation.none());
     }

@@ -48,7 +48,7 @@ public final class StdioCommand implements Runnable {
     private InputStream in;
     private OutputStream out;
 
-    /** For picocli's full command tree (help), which never runs it. */
+    /** For picocli's full command tree (help); a start through it is not prepared ahead. */
     StdioCommand() {
         this(StartPreparation.none());
     }
