@@ -13,10 +13,7 @@ import java.util.Arrays;
 public final class Main implements Runnable {
 
     public static void main(String[] args) {
-        // stdout belongs to the MCP transport in stdio mode: nothing else may write there
-        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
-        // Undertow and XNIO log through JBoss Logging: send it to the same place
-        System.setProperty("org.jboss.logging.provider", "slf4j");
+        logToStderr();
         CommandLine serving = args.length > 0 ? servingMode(args[0]) : null;
         int code = serving != null
                 ? configure(serving).execute(Arrays.copyOfRange(args, 1, args.length))
@@ -26,21 +23,32 @@ public final class Main implements Runnable {
         }
     }
 
+    /** Before anything logs: every library's log lines go to stderr. */
+    static void logToStderr() {
+        // stdout belongs to the MCP transport in stdio mode: nothing else may write there
+        System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+        // Undertow and XNIO log through JBoss Logging: send it to the same place
+        System.setProperty("org.jboss.logging.provider", "slf4j");
+    }
+
     /**
      * A serving mode ({@code stdio}, {@code serve}) is parsed as its own command: picocli instantiates
      * every subcommand it is given, and building the others would load classes (IRIS, HTTP, the
-     * installer) that a start never uses. Null for anything else (help, version, install, doctor),
-     * which goes through the full command tree.
+     * installer) that a start never uses. Its {@link StartPreparation} begins before picocli builds
+     * its model, on a second thread. Null for anything else (help, version, install, doctor), which
+     * goes through the full command tree.
      */
     private static CommandLine servingMode(String mode) {
         return switch (mode) {
-            case "stdio" -> new CommandLine(new StdioCommand()).setCommandName("iris-terminal-mcp stdio");
-            case "serve" -> new CommandLine(new ServeCommand()).setCommandName("iris-terminal-mcp serve");
+            case "stdio" -> new CommandLine(new StdioCommand(StartPreparation.begin(StartPreparation.Mode.STDIO)))
+                    .setCommandName("iris-terminal-mcp stdio");
+            case "serve" -> new CommandLine(new ServeCommand(StartPreparation.begin(StartPreparation.Mode.SERVE)))
+                    .setCommandName("iris-terminal-mcp serve");
             default -> null;
         };
     }
 
-    private static CommandLine configure(CommandLine cmd) {
+    static CommandLine configure(CommandLine cmd) {
         return cmd.setCaseInsensitiveEnumValuesAllowed(true).setExecutionExceptionHandler(Main::startupFailed);
     }
 

@@ -31,6 +31,8 @@ final class ServeCommand implements Callable<Integer> {
     /** A day: far beyond any sensible connection timeout, and within what Undertow can take. */
     private static final long MAX_TIMEOUT_SECONDS = 86_400;
 
+    private final StartPreparation preparation;
+
     @Mixin
     CommonOptions options;
 
@@ -82,8 +84,80 @@ final class ServeCommand implements Callable<Integer> {
                     + "default: ${DEFAULT-VALUE}).")
     long connectionIdleSeconds;
 
+    /** For picocli's full command tree (help); a start through it is not prepared ahead. */
+    ServeCommand() {
+        this(StartPreparation.none());
+    }
+
+    ServeCommand(StartPreparation preparation) {
+        this.preparation = preparation;
+    }
+
     @Override
     public Integer call() throws IOException {
+        Serving serving = start();
+        Runtime.getRuntime().addShutdownHook(new Thread(serving::close, "shutdown"));
+        serving.announce();
+        serving.awaitClosed();
+        return 0;
+    }
+
+    /**
+     * The running server: what {@link #start} opened, closed in reverse order by {@link #close}. The
+     * archive training starts one, speaks to it and closes it.
+     */
+    static final class Serving implements AutoCloseable {
+        private final ServerRuntime runtime;
+        private final UiHandler ui;
+        final McpHttpServer http;
+        private final boolean processOn;
+        private final String shownToken;
+        private final Tokens tokens;
+        private final UiLogins uiLogins;
+        private final CountDownLatch stopped = new CountDownLatch(1);
+
+        private Serving(ServerRuntime runtime, UiHandler ui, McpHttpServer http, boolean processOn, String shownToken,
+                Tokens tokens, UiLogins uiLogins) {
+            this.runtime = runtime;
+            this.ui = ui;
+            this.http = http;
+            this.processOn = processOn;
+            this.shownToken = shownToken;
+            this.tokens = tokens;
+            this.uiLogins = uiLogins;
+        }
+
+        /** The "listening" line, the client configuration for a generated token, the browser view's sign-in. */
+        void announce() {
+            System.err.println("iris-terminal-mcp listening on " + http.endpoint() + " (process engine "
+                    + (processOn ? "on" : "off")
+                    + (runtime.iris != null ? ", IRIS " + runtime.iris.describe() : ", no IRIS") + ")");
+            if (shownToken != null) {
+                printClientConfig(http.endpoint().toString(), shownToken);
+            }
+            printSignIn(http.endpoint().resolve(UiHandler.PREFIX + "/").toString(), tokens, uiLogins);
+        }
+
+        void awaitClosed() {
+            try {
+                stopped.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public void close() {
+            LOG.info("shutting down: closing sessions and ending their processes");
+            ui.close();
+            http.stop();
+            runtime.close();
+            stopped.countDown();
+        }
+    }
+
+    /** Validates the options, opens the sessions, IRIS and the listener. */
+    Serving start() throws IOException {
         // clients' input reaches library log lines (a method name, a protocol version): cap every line
         System.setErr(LineCappedOutput.wrap(System.err));
         CommonOptions.require(maxBodyBytes >= 1, "--max-body-bytes must be at least 1");
@@ -134,26 +208,16 @@ final class ServeCommand implements Callable<Integer> {
             runtime.close();
             throw StartupError.listening(listen, e);
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            LOG.info("shutting down: closing sessions and ending their processes");
-            ui.close();
-            http.stop();
-            runtime.close();
-            stopped.countDown();
-        }, "shutdown"));
-        System.err.println("iris-terminal-mcp listening on " + http.endpoint() + " (process engine "
-                + (process.on() ? "on" : "off") + (iris != null ? ", IRIS " + iris.describe() : ", no IRIS") + ")");
-        if (shownToken != null) {
-            printClientConfig(http.endpoint().toString(), shownToken);
-        }
-        printSignIn(http.endpoint().resolve(UiHandler.PREFIX + "/").toString(), tokens, uiLogins);
+        Serving serving = new Serving(runtime, ui, http, process.on(), shownToken, tokens, uiLogins);
+        // the preparation ran alongside all of the above (whichever thread got to a piece first did it);
+        // "listening" is said only once it is done, so its failure is this start's error
         try {
-            stopped.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            preparation.await();
+        } catch (StartupError e) {
+            serving.close();
+            throw e;
         }
-        return 0;
+        return serving;
     }
 
     private record ProcessPolicyDecision(boolean on, String offReason) {

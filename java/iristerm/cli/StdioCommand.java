@@ -40,25 +40,38 @@ public final class StdioCommand implements Runnable {
                     + "(env IRIS_TERMINAL_MAX_LINE_BYTES; default: ${DEFAULT-VALUE}).")
     int maxLineBytes;
 
+    private final StartPreparation preparation;
     /** Set instead of connecting with the IRIS options (tests drive a fake IRIS this way). */
     private IrisCalls irisOverride;
     /** the protocol's streams; null: the process's stdin and stdout */
     private InputStream in;
     private OutputStream out;
 
+    /** For picocli's full command tree (help); a start through it is not prepared ahead. */
+    StdioCommand() {
+        this(StartPreparation.none());
+    }
+
+    StdioCommand(StartPreparation preparation) {
+        this.preparation = preparation;
+    }
+
     /** Runs the stdio server with the given command-line options and IRIS reached through {@code iris}. */
     public static int run(String[] args, IrisCalls iris) {
         StdioCommand command = new StdioCommand();
         command.irisOverride = iris;
-        return new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        return Main.configure(new CommandLine(command)).execute(args);
     }
 
-    /** Runs the stdio server on the given streams instead of stdin and stdout (the archive training). */
-    static int run(String[] args, InputStream in, OutputStream out) {
-        StdioCommand command = new StdioCommand();
+    /**
+     * Runs the stdio server as a start does, with {@code preparation} begun ahead, on the given streams
+     * instead of stdin and stdout (the archive training).
+     */
+    static int run(String[] args, StartPreparation preparation, InputStream in, OutputStream out) {
+        StdioCommand command = new StdioCommand(preparation);
         command.in = in;
         command.out = out;
-        return new CommandLine(command).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        return Main.configure(new CommandLine(command)).execute(args);
     }
 
     @Override
@@ -66,13 +79,21 @@ public final class StdioCommand implements Runnable {
         if (maxLineBytes < 1024) {
             throw new IllegalArgumentException("--max-line-bytes must be at least 1024");
         }
-        StdioTransport transport = new StdioTransport(in != null ? in : System.in,
-                out != null ? out : protocolStdout(), maxLineBytes);
         // stdio serves the user who started it: the process engine is on unless turned off
         boolean processOn = options.process != CommonOptions.ProcessPolicy.off;
+        StdioTransport transport = new StdioTransport(in != null ? in : System.in,
+                out != null ? out : protocolStdout(), maxLineBytes);
         ServerRuntime runtime = new ServerRuntime(options, irisOverride != null ? irisOverride : irisOptions.connect(),
                 processOn, "the process engine is off on this server (--process off)");
         McpSyncServer server = runtime.assembly.build(transport);
+        // the preparation ran alongside all of the above (whichever thread got to a piece first did it);
+        // the first request is read only once it is done, so its failure is this start's error
+        try {
+            preparation.await();
+        } catch (StartupError e) {
+            shutdown(server, runtime);
+            throw e;
+        }
         Thread hook = new Thread(() -> shutdown(server, runtime), "shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         LOG.info("iris-terminal-mcp serving MCP on stdio; data in {}", options.dataDir);

@@ -20,6 +20,7 @@ import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
+import org.xnio.Xnio;
 import iristerm.mcp.Json;
 import iristerm.security.OriginPolicy;
 import iristerm.security.Tokens;
@@ -186,6 +187,16 @@ public final class McpHttpServer implements AutoCloseable {
             transport.closeGracefully().block();
             throw e;
         }
+    }
+
+    /**
+     * Loads and initialises what {@link #start} needs of the HTTP stack and nothing of a listener: XNIO's
+     * NIO provider, one per class loader, which on creation registers its management bean with the
+     * JVM's platform MBean server (building that server is the larger part). Undertow's start looks
+     * the same provider up and finds it ready; a start calls this on a second thread ahead of it.
+     */
+    public static void prepare() {
+        Xnio.getInstance(Undertow.class.getClassLoader());
     }
 
     /** The bound port (the real one when the configured port was 0). */

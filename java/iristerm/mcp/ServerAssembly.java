@@ -37,7 +37,7 @@ public final class ServerAssembly implements AutoCloseable {
     /** the protocol's limit on the values one completion answer carries */
     private static final int MAX_COMPLETIONS = 100;
 
-    static final String INSTRUCTIONS = """
+    public static final String INSTRUCTIONS = """
             Persistent terminals. Every session keeps its state between calls until you close it.
             - Shell or REPL: session_open {"command": "bash"} (or python3, node, psql…) gives a session id and
               what the program printed at start (its banner and first prompt).
@@ -55,6 +55,10 @@ public final class ServerAssembly implements AutoCloseable {
             - IRIS: iris_execute {"code": "write $zversion"} runs ObjectScript in your own persistent IRIS
               session (status ok/error/reading/running; answer a READ with session_send). iris_sql runs SQL.
             """;
+
+    /** what the server offers, as its initialize answer says */
+    public static final McpSchema.ServerCapabilities CAPABILITIES = McpSchema.ServerCapabilities.builder()
+            .tools(false).resources(false, false).logging().completions().build();
 
     private final ServerContext ctx;
     private final List<ToolSpec> tools = new ArrayList<>();
@@ -122,8 +126,7 @@ public final class ServerAssembly implements AutoCloseable {
                 .jsonSchemaValidator(schemas)
                 .instructions(INSTRUCTIONS)
                 .immediateExecution(immediate)
-                .capabilities(McpSchema.ServerCapabilities.builder()
-                        .tools(false).resources(false, false).logging().completions().build());
+                .capabilities(CAPABILITIES);
         for (ToolSpec t : tools) {
             McpServerFeatures.SyncToolSpecification tool = toolSpecification(t);
             schemas.ownResults(tool.tool().outputSchema());

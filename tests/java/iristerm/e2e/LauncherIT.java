@@ -8,7 +8,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +20,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -62,6 +66,39 @@ class LauncherIT {
         assertEquals(before, Files.readAttributes(archive, BasicFileAttributes.class).fileKey());
         assertEquals(modified, Files.getLastModifiedTime(archive).toMillis());
         assertFalse(Files.exists(cds.resolve(".training")), "a second training started although the archive is fine");
+    }
+
+    /** The training runs serve as well as stdio, so a serve start maps the HTTP stack from the archive too. */
+    @Test
+    void aServeStartMapsItsHttpClassesFromTheArchive() throws Exception {
+        Path classLog = Files.createTempFile("itm-classes", ".log");
+        ProcessBuilder pb = new ProcessBuilder(LAUNCHER.toString(), "serve", "--listen", "127.0.0.1:0",
+                "--token", "a-token-for-this-test-only-0123456789",
+                "--data-dir", Files.createTempDirectory("itm-launched").toString())
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().put("IRIS_TERMINAL_CDS_DIR", archive.getParent().toString());
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("IRIS_TERMINAL_JAVA_OPTS", "-Xlog:class+load=info:file=" + classLog);
+        Process serve = pb.start();
+        // bounds the read below: a server that never says it is listening is ended, its stderr closes
+        CompletableFuture.runAsync(serve::destroyForcibly, CompletableFuture.delayedExecutor(120, TimeUnit.SECONDS));
+        try (BufferedReader err = new BufferedReader(new InputStreamReader(serve.getErrorStream(),
+                StandardCharsets.UTF_8))) {
+            boolean listening = false;
+            for (String line = err.readLine(); line != null && !listening; line = err.readLine()) {
+                listening = line.contains("listening on");
+            }
+            assertTrue(listening, "serve ended without listening");
+        } finally {
+            serve.destroy();
+            serve.waitFor(60, TimeUnit.SECONDS);
+        }
+
+        String loaded = Files.readString(classLog);
+        for (String cls : List.of("io.undertow.Undertow", "org.xnio.nio.NioXnioWorker", "iristerm.http.McpHttpServer")) {
+            assertTrue(loaded.contains(cls + " source: shared objects file (top)"),
+                    cls + " was not mapped from the archive " + archive);
+        }
     }
 
     @Test

@@ -15,15 +15,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A stdio start does only what its answers need: through initialize and the tool list, nothing of
- * HTTP (Undertow, XNIO), the PTY (pty4j, JNA), IRIS (its driver) or the JSON-schema validator (used
- * from the first tool call on) is loaded. Read from the JVM's own class-loading log.
+ * HTTP (Undertow, XNIO, and the JVM's management server a serve start prepares for it), the PTY
+ * (pty4j, JNA), IRIS (its driver) or the JSON-schema validator (used from the first tool call on) is
+ * loaded. Read from the JVM's own class-loading log.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class LazyStartIT {
     /** class name prefixes a stdio server must not load before a session or IRIS needs them */
     private static final List<String> NOT_AT_START = List.of("io.undertow.", "org.xnio.", "org.jboss.",
             "com.pty4j.", "com.sun.jna.", "com.intersystems.", "iristerm.http.", "iristerm.iris.NativeIrisCalls",
-            "iristerm.iris.ClassInstaller", "iristerm.hosted.", "iristerm.doctor.", "com.networknt.");
+            "iristerm.iris.ClassInstaller", "iristerm.hosted.", "iristerm.doctor.", "com.networknt.",
+            "java.lang.management.", "javax.management.");
 
     @Test
     void stdioLoadsNoHttpPtyIrisOrSchemaClassesUntilTheyAreUsed() throws Exception {
