@@ -159,9 +159,12 @@ public final class Benchmark {
         r.line("iris-terminal-mcp benchmark (%s settings) — %s", s.smoke() ? "SMOKE" : "full", Instant.now());
         r.line("machine: %d cores (%s), %s RAM; OS: %s %s %s", rt.availableProcessors(), cpuModel(), memTotal(),
                 System.getProperty("os.name"), System.getProperty("os.version"), System.getProperty("os.arch"));
-        r.line("JVM: %s %s (%s); server and client JVMs: default options",
+        List<String> own = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("-X")).toList();
+        r.line("JVM: %s %s (%s); this (client) JVM's options: %s; servers: as the part says (java -jar: none; "
+                        + "bin/iris-terminal-mcp: its own)",
                 System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
-                System.getProperty("java.vm.vendor"));
+                System.getProperty("java.vm.vendor"), own.isEmpty() ? "none" : String.join(" ", own));
         r.line("server: %s (a child JVM per run); client: MCP Java SDK client in this JVM (pid %d)", s.jar(),
                 ProcessHandle.current().pid());
         r.line("units: ms = 10^-3 s, MB = 10^6 bytes, MiB = 2^20 bytes; latencies are wall-clock System.nanoTime; "

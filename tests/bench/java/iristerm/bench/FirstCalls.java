@@ -47,6 +47,10 @@ final class FirstCalls {
         Path dir = Files.createTempDirectory("itm-bench-first");
         try {
             Launcher launcher = Launcher.prepared(s.jar());
+            int warm = warmClient(launcher, dir, s, rounds);
+            r.line("  client: this JVM's raw JSON-RPC client, its JIT warmed first against a throwaway server (%d "
+                    + "interactions, %d rounds at once, 2 seq reads), so the rows are the fresh server's first calls", warm,
+                    CLIENT_WARM_ROUNDS);
             Stats floorOne = floorSerial(first);
             Stats floorMany = floorConcurrent(rounds);
             long seqFloor = seqFloor();
@@ -60,7 +64,7 @@ final class FirstCalls {
                 }
                 long cpu1 = Servers.cpuNanos(c.pid());
                 Stats firstStats = Stats.of(t);
-                long[] cpuMany = new long[2];
+                long[] cpuMany = new long[4];
                 Stats many = concurrent(c, rounds, s.waitMs(), cpuMany);
                 long cpu2 = Servers.cpuNanos(c.pid());
                 Seq seq = seq(c, s.waitMs());
@@ -90,10 +94,12 @@ final class FirstCalls {
                         Stats.ms(seq.nanos()), Stats.ms(seqFloor), SEQ_CALLS, SEQ_MS);
                 r.line("  seq 1 %d through one session_send wait: %s %s", SEQ_COUNT, seqFigure, seqMet ? "met" : "MISSED");
                 if (cpu0 >= 0 && cpuMany[0] >= 0 && cpuMany[1] >= 0 && cpu3 >= 0) {
+                    int atOnce = CONCURRENT_SESSIONS * rounds;
                     r.line("  server CPU (all its threads, JIT compiler included): first %d: %.3f ms per interaction; "
-                                    + "%d x %d at once: %.3f ms per interaction; seq: %.1f ms", first,
-                            Stats.ms(cpu1 - cpu0) / first, CONCURRENT_SESSIONS, rounds,
-                            Stats.ms(cpuMany[1] - cpuMany[0]) / (CONCURRENT_SESSIONS * rounds), Stats.ms(cpu3 - cpu2));
+                                    + "%d x %d at once: %.3f ms per interaction (this client's: %.3f ms); seq: %.1f ms",
+                            first, Stats.ms(cpu1 - cpu0) / first, CONCURRENT_SESSIONS, rounds,
+                            Stats.ms(cpuMany[1] - cpuMany[0]) / atOnce, Stats.ms(cpuMany[3] - cpuMany[2]) / atOnce,
+                            Stats.ms(cpu3 - cpu2));
                 }
                 r.target("seq 1 " + SEQ_COUNT + " read completely", seqMet, seqFigure);
             }
@@ -102,9 +108,59 @@ final class FirstCalls {
         }
     }
 
+    private static final int CLIENT_WARM_ROUNDS = 3;
+
+    /**
+     * Runs every phase against a server started only for this, so that this JVM's client code (JSON
+     * encoding and parsing, the dispatch of answers) is compiled before the measured server starts:
+     * a cold client costs more CPU per interaction than the server, and would be measured as its.
+     * Returns the number of single interactions it ran.
+     */
+    private static int warmClient(Launcher launcher, Path dir, Benchmark.Settings s, int rounds) throws Exception {
+        int warm = s.smoke() ? 20 : 5000;
+        try (RawStdio w = new RawStdio(launcher.command("stdio"), launcher.env(), dir.resolve("client-warm-up"),
+                List.of(), Duration.ofSeconds(300))) {
+            String id = Interactions.openRawBash(w);
+            for (int i = 0; i < warm; i++) {
+                Interactions.rawInteract(w, id, s.waitMs());
+            }
+            for (int i = 0; i < CLIENT_WARM_ROUNDS; i++) {
+                concurrent(w, rounds, s.waitMs(), new long[4]);
+            }
+            seq(w, s.waitMs());
+            seq(w, s.waitMs());
+        }
+        jitSettled();
+        return warm;
+    }
+
+    /**
+     * Waits (at most {@link #JIT_SETTLE}) until this JVM's JIT has stopped compiling: its optimising
+     * compiler goes on for seconds after the warm-up and would take the measured server's CPU.
+     */
+    private static void jitSettled() throws InterruptedException {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return;
+        }
+        long deadline = System.nanoTime() + JIT_SETTLE.toNanos();
+        long seen = -1;
+        while (System.nanoTime() < deadline) {
+            long now = jit.getTotalCompilationTime();
+            if (now == seen) {
+                return;
+            }
+            seen = now;
+            Thread.sleep(300);
+        }
+    }
+
+    private static final Duration JIT_SETTLE = Duration.ofSeconds(20);
+
     /**
      * Interactions on {@link #CONCURRENT_SESSIONS} sessions at once, one thread per session; the
-     * server's CPU time before and after them goes into {@code cpu}.
+     * server's CPU time before and after them goes into {@code cpu[0..1]}, this JVM's (the client's)
+     * into {@code cpu[2..3]}.
      */
     private static Stats concurrent(RawStdio c, int rounds, long waitMs, long[] cpu) throws Exception {
         List<String> ids = new ArrayList<>();
@@ -112,6 +168,7 @@ final class FirstCalls {
             ids.add(Interactions.openRawBash(c));
         }
         cpu[0] = Servers.cpuNanos(c.pid());
+        cpu[2] = Servers.cpuNanos(ProcessHandle.current().pid());
         List<Callable<long[]>> tasks = new ArrayList<>();
         for (String id : ids) {
             tasks.add(() -> {
@@ -129,6 +186,7 @@ final class FirstCalls {
             }
         }
         cpu[1] = Servers.cpuNanos(c.pid());
+        cpu[3] = Servers.cpuNanos(ProcessHandle.current().pid());
         for (String id : ids) {
             c.call("session_close", "session", id, "force", true);
         }
