@@ -4,6 +4,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpServerTransportProviderBase;
 import iristerm.session.NotifyTarget;
 import iristerm.session.Session;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 
@@ -34,6 +35,9 @@ record ExchangeNotifier(McpServerTransportProviderBase transport, String mcpSess
                 .logger("session/" + session.id())
                 .data(text)
                 .build();
-        transport.notifyClient(mcpSession, McpSchema.METHOD_NOTIFICATION_MESSAGE, n).block(SEND_TIMEOUT);
+        // sent from a worker so the wait keeps its bound: on stdio the sending thread itself writes to
+        // stdout, which a client that stopped reading would hold for as long as it likes
+        transport.notifyClient(mcpSession, McpSchema.METHOD_NOTIFICATION_MESSAGE, n)
+                .subscribeOn(Schedulers.boundedElastic()).block(SEND_TIMEOUT);
     }
 }
