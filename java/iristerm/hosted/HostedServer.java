@@ -126,9 +126,8 @@ final class HostedServer implements AutoCloseable {
             if (refused != null) {
                 return answer(refused);
             }
-            String caller = irisUser;
             BufferedExchange exchange = new BufferedExchange(method, headers,
-                    body == null ? null : body.getBytes(StandardCharsets.UTF_8), caller);
+                    body == null ? null : body.getBytes(StandardCharsets.UTF_8), irisUser);
             core.handle(exchange);
             return answer(exchange.await(Duration.ofNanos(deadline - System.nanoTime())));
         } catch (BadHeaders e) {

@@ -128,7 +128,7 @@ final class EventLog {
         if (next == null || position < 0 || position >= next) {
             return new Unknown("Last-Event-ID " + LogText.brief(lastEventId) + " was not issued in this MCP session");
         }
-        if (after(stream, position) == null) {
+        if (evictedAfter(stream, position)) {
             return new Evicted("events after Last-Event-ID " + LogText.brief(lastEventId)
                     + " have left the buffer (it holds a session's last " + maxEvents + " events, at most "
                     + maxBytes + " bytes)");
@@ -138,8 +138,7 @@ final class EventLog {
 
     /** The held events of {@code stream} after {@code position}, in order; null if any of them was evicted. */
     synchronized List<Event> after(long stream, long position) {
-        Long evicted = lastEvicted.get(stream);
-        if (evicted != null && evicted > position) {
+        if (evictedAfter(stream, position)) {
             return null;
         }
         List<Event> missed = new ArrayList<>();
@@ -149,6 +148,12 @@ final class EventLog {
             }
         }
         return missed;
+    }
+
+    /** Whether an event of {@code stream} after {@code position} has left the buffer. */
+    private boolean evictedAfter(long stream, long position) {
+        Long evicted = lastEvicted.get(stream);
+        return evicted != null && evicted > position;
     }
 
     private long advance(long stream) {

@@ -7,12 +7,12 @@ import io.undertow.util.HttpString;
  * Complete (non-streaming) Undertow responses. Safe from any thread: the async sender ends the
  * exchange once the body is written.
  */
-final class Responses {
+public final class Responses {
 
     private Responses() {
     }
 
-    static void send(HttpServerExchange exchange, Reply reply) {
+    public static void send(HttpServerExchange exchange, Reply reply) {
         exchange.setStatusCode(reply.status());
         reply.headers().forEach((name, value) -> exchange.getResponseHeaders().put(new HttpString(name), value));
         if (reply.body() == null) {

@@ -17,7 +17,6 @@ public final class BufferedUi {
     static final long POLL_MILLIS = 20_000;
     /** the list's version travels in this header, for the next request to wait past */
     static final String VERSION_HEADER = "X-Sessions-Version";
-    private static final Pattern SESSION_ROUTE = Pattern.compile("/ui/api/sessions/([A-Za-z0-9._-]{1,64})/(output|interrupt|close)");
     private static final Pattern NUMBER = Pattern.compile("-?\\d{1,18}");
 
     private final UiApi api;
@@ -35,7 +34,7 @@ public final class BufferedUi {
      */
     public Reply handle(Viewer viewer, String method, String path, String query, String origin, String host) {
         boolean get = "GET".equals(method);
-        Matcher m = SESSION_ROUTE.matcher(path);
+        Matcher m = UiApi.SESSION_ROUTE.matcher(path);
         if (get && path.equals("/ui")) {
             // the page's addresses are relative to ui/
             return new Reply(303, java.util.Map.of("Location", "ui/"), "");

@@ -44,10 +44,12 @@ final class SessionOutput {
     }
 
     /**
-     * The output at {@code at} onwards, waiting up to {@code waitMillis} for some when there is none yet
+     * The output at {@code from} onwards, waiting up to {@code waitMillis} for some when there is none yet
      * (released by the producer, or for an iris session by the fetch the wait makes); empty after the wait.
+     * A position past the end (a page that kept one across a restart) is the end: what comes next.
      */
-    static Chunk next(Session s, long at, long waitMillis) {
+    static Chunk next(Session s, long from, long waitMillis) {
+        long at = Math.min(from, s.bytes());
         OutputLog.Slice slice = s.log().read(at, CHUNK_BYTES);
         if (slice.bytes().length == 0 && !s.isExited() && waitMillis > 0) {
             s.await(null, at, waitMillis);

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * What the browser view asks of the server, whatever carries the request: the caller's sessions,
@@ -21,6 +22,9 @@ import java.util.Map;
  * see and do exactly what that identity's agent could.
  */
 public final class UiApi {
+    /** a session's output, Interrupt or Close: the routes both front ends (streaming and polling) serve */
+    static final Pattern SESSION_ROUTE = Pattern.compile("/ui/api/sessions/([A-Za-z0-9._-]{1,64})/(output|interrupt|close)");
+
     private final ServerAssembly tools;
     private final SessionManager sessions;
 
@@ -63,12 +67,18 @@ public final class UiApi {
 
     /** The viewer's session, found as the tools find it (another identity's is not found), or an administrator's pick. */
     Session session(Viewer viewer, String id) {
+        Session other = othersSession(viewer, id);
+        return other != null ? other : sessions.get(viewer.identity(), id);
+    }
+
+    /** Another identity's session {@code id} that the viewer may see, or null. */
+    private Session othersSession(Viewer viewer, String id) {
         for (Session s : othersSeenBy(viewer)) {
             if (s.id().equals(id)) {
                 return s;
             }
         }
-        return sessions.get(viewer.identity(), id);
+        return null;
     }
 
     /**
@@ -79,7 +89,7 @@ public final class UiApi {
         if (!action.equals("interrupt") && !action.equals("close")) {
             return error(404, "no action '" + action + "'; the actions are interrupt and close");
         }
-        Session other = othersSeenBy(viewer).stream().filter(s -> s.id().equals(id)).findFirst().orElse(null);
+        Session other = othersSession(viewer, id);
         if (other != null) {
             try {
                 if (action.equals("interrupt")) {

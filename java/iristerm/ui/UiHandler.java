@@ -7,6 +7,7 @@ import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import io.undertow.util.Methods;
 import iristerm.http.Reply;
+import iristerm.http.Responses;
 import iristerm.http.SseFormat;
 import iristerm.security.Tokens;
 import iristerm.session.Session;
@@ -23,10 +24,10 @@ import java.util.Deque;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The browser view on the standalone server's listener, under {@value #PREFIX}: sign-in, the page and its
@@ -45,7 +46,6 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     /** streams open at once, all browsers together; each holds a thread */
     private static final int MAX_STREAMS = 64;
     private static final int MAX_FORM_BYTES = 4096;
-    private static final Pattern SESSION_ROUTE = Pattern.compile("/ui/api/sessions/([A-Za-z0-9._-]{1,64})/(output|interrupt|close)");
 
     private final UiApi api;
     private final SessionChanges changes;
@@ -103,7 +103,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
 
     private void authenticated(HttpServerExchange exchange, String identity, String path, boolean get, boolean post) {
         Viewer viewer = Viewer.own(identity);
-        Matcher m = SESSION_ROUTE.matcher(path);
+        Matcher m = UiApi.SESSION_ROUTE.matcher(path);
         if (m.matches() && m.group(2).equals("output") && get) {
             Session s;
             try {
@@ -203,26 +203,34 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             send(exchange, UiApi.error(503, "too many open views (" + MAX_STREAMS + "); close a browser tab and reload"));
             return;
         }
-        exchange.dispatch(streamThreads, () -> {
-            try {
-                exchange.startBlocking();
-                exchange.setStatusCode(200);
-                exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, SseFormat.CONTENT_TYPE)
-                        .put(Headers.CACHE_CONTROL, "no-store");
-                OutputStream out = exchange.getOutputStream();
-                feed.run(out);
-            } catch (IOException gone) {
-                LOG.debug("a browser view went away: {}", gone.toString());
-            } catch (InterruptedException | SessionException closing) {
-                LOG.debug("a browser view ended with the server");
-            } catch (RuntimeException e) {
-                // e.g. IRIS out of reach while fetching an iris session's output: this view ends, nothing else
-                LOG.warn("a browser view's stream failed: {}", e.toString());
-            } finally {
-                streams.release();
-                exchange.endExchange();
-            }
-        });
+        try {
+            exchange.dispatch(streamThreads, () -> feed(exchange, feed));
+        } catch (RejectedExecutionException stopping) {
+            streams.release();
+            send(exchange, UiApi.error(503, "the server is stopping"));
+        }
+    }
+
+    /** Runs one view's stream on its own thread; the permit taken for it is given back when it ends. */
+    private void feed(HttpServerExchange exchange, Feed feed) {
+        try {
+            exchange.startBlocking();
+            exchange.setStatusCode(200);
+            exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, SseFormat.CONTENT_TYPE)
+                    .put(Headers.CACHE_CONTROL, "no-store");
+            OutputStream out = exchange.getOutputStream();
+            feed.run(out);
+        } catch (IOException gone) {
+            LOG.debug("a browser view went away: {}", gone.toString());
+        } catch (InterruptedException | SessionException closing) {
+            LOG.debug("a browser view ended with the server");
+        } catch (RuntimeException e) {
+            // e.g. IRIS out of reach while fetching an iris session's output: this view ends, nothing else
+            LOG.warn("a browser view's stream failed: {}", e.toString());
+        } finally {
+            streams.release();
+            exchange.endExchange();
+        }
     }
 
     private void listFeed(Viewer viewer, OutputStream out) throws IOException, InterruptedException {
@@ -265,7 +273,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     private static long resumeAt(HttpServerExchange exchange, Session s) {
         String last = exchange.getRequestHeaders().getFirst(HttpString.tryFromString("Last-Event-ID"));
         if (last != null && last.matches("\\d{1,18}")) {
-            return Math.min(Long.parseLong(last), s.bytes());
+            return Long.parseLong(last);
         }
         return SessionOutput.start(s);
     }
@@ -293,10 +301,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     }
 
     private static void send(HttpServerExchange exchange, Reply reply) {
-        exchange.setStatusCode(reply.status());
-        reply.headers().forEach((k, v) -> exchange.getResponseHeaders().put(HttpString.tryFromString(k), v));
-        exchange.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-store");
-        exchange.getResponseSender().send(reply.body());
+        Responses.send(exchange, reply.with("Cache-Control", "no-store"));
     }
 
     private static String first(HttpServerExchange exchange, String name) {

@@ -53,6 +53,8 @@ class BrowserViewIT {
     private static final String BOB = "bob-token-0123456789abcdefgh";
     private static final Pattern SIGN_IN = Pattern.compile("sign in as (\\S+): (http://\\S+)");
     private static final Duration WAIT = Duration.ofSeconds(45);
+    /** every plain request of the test goes through this one client, each bounded by WAIT */
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(WAIT).build();
 
     @TempDir
     static Path dir;
@@ -150,7 +152,7 @@ class BrowserViewIT {
     }
 
     private static HttpResponse<String> http(HttpRequest.Builder request) throws Exception {
-        return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(request.timeout(WAIT).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
