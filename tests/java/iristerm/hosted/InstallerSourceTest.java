@@ -79,6 +79,9 @@ class InstallerSourceTest {
     void theAgentRoleHasNoPercentAndNeverOpensTheJavaServer() {
         String installer = read(INSTALLER);
         assertEquals("IRISTerminal_Agent", parameter(installer, "ROLE"));
+        // the store names the agent role itself (a parameter reference each way would be a compile cycle)
+        assertEquals(parameter(installer, "ROLE"), parameter(read(STORE), "AGENTROLE"));
+        assertFalse(read(STORE).contains("##class(Terminal.Installer)"), "Terminal.Store reads nothing of Terminal.Installer");
         assertFalse(parameter(installer, "APPROLE").startsWith("%"), "role names without %");
         Set<String> agent = list(parameter(installer, "ROLERESOURCES"));
         Set<String> gateway = list(parameter(installer, "GATEWAYRESOURCES"));
