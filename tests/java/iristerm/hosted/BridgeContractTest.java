@@ -19,14 +19,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Holds what the ObjectScript side calls through the External Java Server against the Java bridge:
- * every {@code gw.invoke(..#BRIDGE, "method", args…)} in cls/Terminal names a public static method
+ * every {@code ..Invoke(..#BRIDGE, "method", args…)} (Terminal.Gateway's one call into Java) in cls/Terminal
+ * names a public static method
  * of the class {@code Parameter BRIDGE} names, taking that many String arguments and returning a
  * String — the only type that crosses the gateway.
  */
 class BridgeContractTest {
     private static final Path CLS = Path.of("cls", "Terminal");
     private static final Pattern BRIDGE_PARAM = Pattern.compile("Parameter\\s+BRIDGE\\s*=\\s*\"([^\"]+)\"");
-    private static final Pattern INVOKE = Pattern.compile("\\.invoke\\(\\s*\\.\\.#BRIDGE\\s*,\\s*\"(\\w+)\"([^)]*)\\)");
+    private static final Pattern INVOKE = Pattern.compile("\\.Invoke\\(\\s*\\.\\.#BRIDGE\\s*,\\s*\"(\\w+)\"([^)]*)\\)");
 
     record Call(String file, String method, int arity) {
     }
@@ -55,11 +56,12 @@ class BridgeContractTest {
     @Test
     void everyInvokedMethodExistsWithThatManyStringArguments() throws Exception {
         List<Call> calls = calls();
-        assertFalse(calls.isEmpty(), "no gw.invoke(..#BRIDGE, …) found in cls/Terminal: the parser no longer matches");
+        assertFalse(calls.isEmpty(), "no ..Invoke(..#BRIDGE, …) found in cls/Terminal: the parser no longer matches");
         assertTrue(calls.stream().anyMatch(c -> c.method().equals("handle") && c.arity() == 4), calls::toString);
         assertTrue(calls.stream().anyMatch(c -> c.method().equals("doctor") && c.arity() == 0), calls::toString);
         assertTrue(calls.stream().anyMatch(c -> c.method().equals("probe") && c.arity() == 0), calls::toString);
         assertTrue(calls.stream().anyMatch(c -> c.method().equals("ui") && c.arity() == 5), calls::toString);
+        assertTrue(calls.stream().anyMatch(c -> c.method().equals("version") && c.arity() == 0), calls::toString);
         for (Call c : calls) {
             Method found = Arrays.stream(Bridge.class.getMethods())
                     .filter(m -> m.getName().equals(c.method()) && m.getParameterCount() == c.arity())
@@ -110,13 +112,13 @@ class BridgeContractTest {
                     "Terminal.Installer calls Terminal.Gateway." + m.group(1) + "(), which Gateway.cls does not declare");
         }
         assertTrue(called.containsAll(List.of("Start", "CheckJava", "Probe", "Doctor", "Status")), called::toString);
-        assertTrue(Pattern.compile("ClassMethod Probe\\(\\)[^{]*\\{[^}]*invoke\\(\\.\\.#BRIDGE, \"probe\"\\)").matcher(gateway).find(),
+        assertTrue(Pattern.compile("ClassMethod Probe\\(\\)[^{]*\\{[^}]*Invoke\\(\\.\\.#BRIDGE, \"probe\"\\)").matcher(gateway).find(),
                 "Terminal.Gateway.Probe() must invoke Bridge.probe()");
     }
 
-    /** {@code .invoke("java.lang.System", "getProperty", "java.specification.version")}: a JDK class by name. */
+    /** {@code ..Invoke("java.lang.System", "getProperty", "java.specification.version")}: a JDK class by name. */
     private static final Pattern JDK_INVOKE = Pattern.compile(
-            "\\.invoke\\(\\s*\"(java\\.[\\w.]+)\"\\s*,\\s*\"(\\w+)\"((?:\\s*,\\s*\"[^\"]*\")*)\\s*\\)");
+            "\\.Invoke\\(\\s*\"(java\\.[\\w.]+)\"\\s*,\\s*\"(\\w+)\"((?:\\s*,\\s*\"[^\"]*\")*)\\s*\\)");
 
     /**
      * The Java version check asks the JDK itself (an older JVM cannot load the bridge, built for
