@@ -109,7 +109,7 @@ final class ColdStart {
             r.line("  (read from /proc/PID/task/*/schedstat right after the answer or line came, in %.2f ms median, "
                     + "before session_open is sent; the PID is the JVM's: the launcher execs java; %s; stdio's "
                     + "start-preparation thread is among them: the server awaits it before it reads the first request)",
-                    Stats.of(readsBeforeOpen).medianMs(), ENDED_NOTE);
+                    Stats.of(readsBeforeOpen).medianMs(), ThreadCpu.ENDED_NOTE);
         } finally {
             Servers.deleteTree(dir);
         }
@@ -118,8 +118,6 @@ final class ColdStart {
     private static final String PLAIN_INIT = "java -jar … stdio: to initialize answered";
     private static final String LAUNCHER_INIT = "launcher stdio: to initialize answered";
     private static final String SERVE_LISTENING = "launcher serve: to listening";
-    static final String ENDED_NOTE = "a thread that ended before a reading is no longer listed there: its CPU counts as "
-            + "'ended threads', the process total of /proc/PID/stat (10 ms ticks) less the live threads'";
 
     private static void startRow(Report r, String what, long[] nanos, Stats floor, StartCpu cpu) {
         Stats st = Stats.of(nanos);
@@ -133,7 +131,7 @@ final class ColdStart {
 
     private static void cpuRow(Report r, String what, StartCpu cpu) {
         if (cpu == null) {
-            r.line("  %-44s n/a (no /proc/PID/task here)", what);
+            r.line("  %-44s %s", what, ThreadCpu.NOT_HERE);
             return;
         }
         r.line("  %-44s wall %.0f, CPU %.0f: %s", what, cpu.wallMs(), cpu.cpuMs(), cpu.groups().all());

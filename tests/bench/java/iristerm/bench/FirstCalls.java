@@ -102,9 +102,9 @@ final class FirstCalls {
                                     + "seq: %.1f ms", first, firstCpu.perCall(first), CONCURRENT_SESSIONS, rounds,
                             manyCpu.perCall(atOnce), Stats.ms(clientCpu.total()) / atOnce, Stats.ms(seqCpu.total()));
                     r.line("  (per thread from /proc/PID/task/*/schedstat before and after each phase; %s)",
-                            ColdStart.ENDED_NOTE);
+                            ThreadCpu.ENDED_NOTE);
                 } else {
-                    r.line("  server CPU: n/a (no /proc/PID/task here)");
+                    r.line("  server CPU: " + ThreadCpu.NOT_HERE);
                 }
                 r.target("seq 1 " + SEQ_COUNT + " read completely", seqMet, seqFigure);
             }

@@ -213,15 +213,12 @@ final class Servers {
         return -1;
     }
 
-    /** Clock ticks per second of /proc/PID/stat's times (USER_HZ: 100 on every Linux the JDK runs on). */
-    private static final long NANOS_PER_TICK = 1_000_000_000L / 100;
-
     /**
-     * CPU time a process has used, by group of its threads, in nanoseconds; null if /proc cannot tell
+     * CPU time a process has used, by group of its threads, in nanoseconds; null if it cannot be told
      * (not Linux, or the process is gone). Live threads from the first field of each
      * /proc/PID/task/TID/schedstat (nanosecond resolution, unlike the clock ticks of /proc/PID/stat)
      * and their names from .../comm; threads that have ended are no longer listed, so their time is
-     * the process's total from /proc/PID/stat (which keeps it, in 10 ms ticks) less the live threads'.
+     * the process's CPU clock ({@link ProcessClock}, which keeps it) less the live threads'.
      */
     static ThreadCpu threadCpu(long pid) {
         String proc = "/proc/" + pid;
@@ -240,17 +237,12 @@ final class Servers {
                 // a thread that ended between the listing and the read: the total below counts it
             }
         }
-        try {
-            // read after the threads, so it is never behind them: the fields after the name in
-            // parentheses (which may hold spaces), utime and stime the 12th and 13th of them
-            String stat = procFile(proc + "/stat");
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            long total = (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK;
-            // ticks are whole: a total up to two ticks short of the live threads' is no ended thread
-            nanos.put(ThreadCpu.Group.ENDED, Math.max(0, total - live));
-        } catch (IOException | RuntimeException gone) {
+        // read after the threads, so it is never behind them (it is ahead by what they used meanwhile)
+        long total = ProcessClock.nanos(pid);
+        if (total < 0) {
             return null;
         }
+        nanos.put(ThreadCpu.Group.ENDED, Math.max(0, total - live));
         return new ThreadCpu(nanos);
     }
 

@@ -23,7 +23,7 @@ record ThreadCpu(Map<Group, Long> nanos) {
         VM("VM"),
         REQUESTS("request threads"),
         SESSIONS("session threads"),
-        /** threads gone before the reading: /proc/PID/task no longer lists them, /proc/PID/stat still counts them */
+        /** threads gone before the reading: /proc/PID/task no longer lists them, the process's CPU clock still counts them */
         ENDED("ended threads"),
         OTHER("other");
 
@@ -33,6 +33,13 @@ record ThreadCpu(Map<Group, Long> nanos) {
             this.label = label;
         }
     }
+
+    /** How the parts say what "ended threads" are. */
+    static final String ENDED_NOTE = "a thread that ended before a reading is no longer listed there: its CPU counts as "
+            + "'ended threads', the process's CPU clock (clock_gettime) less the live threads'";
+
+    /** What the parts print where there is no reading. */
+    static final String NOT_HERE = "n/a (no /proc/PID/task or process CPU clock on this system)";
 
     ThreadCpu {
         nanos = Map.copyOf(nanos);
