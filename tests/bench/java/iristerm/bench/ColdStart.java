@@ -212,12 +212,21 @@ final class ColdStart {
         }
     }
 
-    /** {@code nanos} reached, with the server's CPU and the machine's read right then. */
-    private static Reached reached(long nanos, Process p, MachineCpu atStart) {
+    /**
+     * {@code nanos} reached, with the server's CPU and the machine's read right then. The process
+     * spawned must be the JVM itself (the launcher execs java): a launcher that waited for a java
+     * child instead would have the shell's CPU read as the server's.
+     */
+    private static Reached reached(long nanos, Process p, MachineCpu atStart) throws IOException {
         long t0 = System.nanoTime();
         ThreadCpu cpu = Servers.threadCpu(p.pid());
         double busy = MachineCpu.busy(atStart, MachineCpu.now());
-        return new Reached(nanos, cpu, busy, System.nanoTime() - t0);
+        long read = System.nanoTime() - t0;
+        java.util.Optional<String> command = p.info().command();
+        if (command.isPresent() && !command.get().endsWith("/java")) {
+            throw new IOException("the process started is " + command.get() + ", not java: its CPU is not the server's");
+        }
+        return new Reached(nanos, cpu, busy, read);
     }
 
     private static long javaVersion() throws Exception {
