@@ -35,7 +35,15 @@ final class ColdStart {
     private ColdStart() {
     }
 
-    record Run(long initNanos, long openNanos) {
+    /**
+     * Process start to a point of the start (initialize answered, listening), the server's CPU by then
+     * (null where /proc cannot tell), the busy share of the machine's cores meanwhile (NaN if unknown),
+     * and how long reading those took.
+     */
+    record Reached(long nanos, ThreadCpu cpu, double machineBusy, long readNanos) {
+    }
+
+    record Run(Reached init, long openNanos) {
     }
 
     static void run(Benchmark.Settings s, Report r) throws Exception {
@@ -61,37 +69,73 @@ final class ColdStart {
             long[] init = new long[n];
             long[] open = new long[n];
             long[] serve = new long[n];
+            List<Reached> plainReached = new ArrayList<>();
+            List<Reached> initReached = new ArrayList<>();
+            List<Reached> serveReached = new ArrayList<>();
+            List<Long> readsBeforeOpen = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 floor[i] = javaVersion();
                 Run p = once(plain, Map.of(), dir.resolve("plain" + i));
-                plainInit[i] = p.initNanos();
+                plainInit[i] = p.init().nanos();
+                plainReached.add(p.init());
                 plainOpen[i] = p.openNanos();
+                readsBeforeOpen.add(p.init().readNanos());
                 Run l = once(launcher.command("stdio"), launcher.env(), dir.resolve("launcher" + i));
-                init[i] = l.initNanos();
+                init[i] = l.init().nanos();
+                initReached.add(l.init());
                 open[i] = l.openNanos();
-                serve[i] = listening(launcher, dir.resolve("serve" + i));
+                readsBeforeOpen.add(l.init().readNanos());
+                Reached listened = listening(launcher, dir.resolve("serve" + i));
+                serve[i] = listened.nanos();
+                serveReached.add(listened);
             }
+            int cores = Runtime.getRuntime().availableProcessors();
+            StartCpu plainStart = StartCpu.of(plainReached, cores);
+            StartCpu launcherStart = StartCpu.of(initReached, cores);
+            StartCpu serveStart = StartCpu.of(serveReached, cores);
             Stats fl = Stats.of(floor);
             r.latencyHeader();
             r.latency("floor: JVM start to exit (java -version)", fl, spread(floor));
-            r.latency("java -jar … stdio: to initialize answered", Stats.of(plainInit), spread(plainInit) + "; plain JVM, info");
+            r.latency(PLAIN_INIT, Stats.of(plainInit), spread(plainInit) + "; plain JVM, info");
             r.latency("java -jar … stdio: to first session_open", Stats.of(plainOpen), spread(plainOpen));
-            startRow(r, "launcher stdio: to initialize answered", init, fl);
+            startRow(r, LAUNCHER_INIT, init, fl, launcherStart);
             r.latency("launcher stdio: to first session_open", Stats.of(open), spread(open));
-            startRow(r, "launcher serve: to listening", serve, fl);
+            startRow(r, SERVE_LISTENING, serve, fl, serveStart);
+            r.line("  the server's CPU by then, by thread group, and how busy the machine's cores were meanwhile (each a "
+                    + "median of the %d runs; ms; %d cores here):", n, cores);
+            cpuRow(r, PLAIN_INIT, plainStart);
+            cpuRow(r, LAUNCHER_INIT, launcherStart);
+            cpuRow(r, SERVE_LISTENING, serveStart);
+            r.line("  (read from /proc/PID/task/*/schedstat right after the answer or line came, in %.2f ms median, "
+                    + "before session_open is sent; the PID is the JVM's: the launcher execs java; %s; stdio's "
+                    + "start-preparation thread is among them: the server awaits it before it reads the first request)",
+                    Stats.of(readsBeforeOpen).medianMs(), ThreadCpu.ENDED_NOTE);
         } finally {
             Servers.deleteTree(dir);
         }
     }
 
-    private static void startRow(Report r, String what, long[] nanos, Stats floor) {
+    private static final String PLAIN_INIT = "java -jar … stdio: to initialize answered";
+    private static final String LAUNCHER_INIT = "launcher stdio: to initialize answered";
+    private static final String SERVE_LISTENING = "launcher serve: to listening";
+
+    private static void startRow(Report r, String what, long[] nanos, Stats floor, StartCpu cpu) {
         Stats st = Stats.of(nanos);
         boolean met = st.medianMs() <= TARGET_MS;
         r.latency(what, st, String.format(Locale.ROOT, "+%.0f ms over floor; %s; target <= %.0f ms %s",
                 st.medianMs() - floor.medianMs(), spread(nanos), TARGET_MS, met ? "met" : "MISSED"));
         r.target("cold start, " + what, met, String.format(Locale.ROOT,
-                "%.0f ms median, %s (target <= %.0f ms; floor java -version %.0f ms)", st.medianMs(), spread(nanos),
-                TARGET_MS, floor.medianMs()));
+                "%.0f ms median, %s (target <= %.0f ms; floor java -version %.0f ms)%s", st.medianMs(), spread(nanos),
+                TARGET_MS, floor.medianMs(), met || cpu == null ? "" : "; " + cpu.limit()));
+    }
+
+    private static void cpuRow(Report r, String what, StartCpu cpu) {
+        if (cpu == null) {
+            r.line("  %-44s %s", what, ThreadCpu.NOT_HERE);
+            return;
+        }
+        r.line("  %-44s wall %.0f, CPU %.0f: %s", what, cpu.wallMs(), cpu.cpuMs(), cpu.groups().all());
+        r.line("  %-44s %s", "", cpu.reading());
     }
 
     /** The spread across runs: fastest to slowest. */
@@ -110,6 +154,7 @@ final class ColdStart {
         cmd.addAll(List.of("--data-dir", dataDir.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
         pb.environment().putAll(env);
+        MachineCpu machine = MachineCpu.now();
         long t0 = System.nanoTime();
         Process p = pb.start();
         try (AutoCloseable dog = Servers.watchdog(Duration.ofSeconds(60), p::destroyForcibly);
@@ -117,7 +162,7 @@ final class ColdStart {
             OutputStream in = p.getOutputStream();
             send(in, INITIALIZE);
             expect(out, 1);
-            long init = System.nanoTime() - t0;
+            Reached init = reached(System.nanoTime() - t0, p, machine);
             send(in, INITIALIZED);
             send(in, OPEN);
             JsonNode opened = expect(out, 2);
@@ -138,11 +183,12 @@ final class ColdStart {
     }
 
     /** serve through the launcher: process start to the "listening on" line; then SIGTERM. */
-    private static long listening(Launcher launcher, Path dataDir) throws Exception {
+    private static Reached listening(Launcher launcher, Path dataDir) throws Exception {
         List<String> cmd = new ArrayList<>(launcher.command("serve"));
         cmd.addAll(List.of("--listen", "127.0.0.1:0", "--token", Servers.TOKEN, "--data-dir", dataDir.toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD);
         pb.environment().putAll(launcher.env());
+        MachineCpu machine = MachineCpu.now();
         long t0 = System.nanoTime();
         Process p = pb.start();
         try (AutoCloseable dog = Servers.watchdog(Duration.ofSeconds(60), p::destroyForcibly);
@@ -150,7 +196,7 @@ final class ColdStart {
             String line;
             while ((line = err.readLine()) != null) {
                 if (line.contains("listening on http://")) {
-                    long t = System.nanoTime() - t0;
+                    Reached t = reached(System.nanoTime() - t0, p, machine);
                     p.destroy();
                     if (!p.waitFor(30, TimeUnit.SECONDS)) {
                         p.destroyForcibly();
@@ -164,6 +210,23 @@ final class ColdStart {
                 p.destroyForcibly();
             }
         }
+    }
+
+    /**
+     * {@code nanos} reached, with the server's CPU and the machine's read right then. The process
+     * spawned must be the JVM itself (the launcher execs java): a launcher that waited for a java
+     * child instead would have the shell's CPU read as the server's.
+     */
+    private static Reached reached(long nanos, Process p, MachineCpu atStart) throws IOException {
+        long t0 = System.nanoTime();
+        ThreadCpu cpu = Servers.threadCpu(p.pid());
+        double busy = MachineCpu.busy(atStart, MachineCpu.now());
+        long read = System.nanoTime() - t0;
+        java.util.Optional<String> command = p.info().command();
+        if (command.isPresent() && !command.get().endsWith("/java")) {
+            throw new IOException("the process started is " + command.get() + ", not java: its CPU is not the server's");
+        }
+        return new Reached(nanos, cpu, busy, read);
     }
 
     private static long javaVersion() throws Exception {

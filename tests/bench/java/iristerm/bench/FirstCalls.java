@@ -58,17 +58,19 @@ final class FirstCalls {
                     Duration.ofSeconds(300))) {
                 String id = Interactions.openRawBash(c);
                 long[] t = new long[first];
-                long cpu0 = Servers.cpuNanos(c.pid());
+                ThreadCpu cpu0 = Servers.threadCpu(c.pid());
                 for (int i = 0; i < first; i++) {
                     t[i] = Interactions.rawInteract(c, id, s.waitMs());
                 }
-                long cpu1 = Servers.cpuNanos(c.pid());
+                ThreadCpu firstCpu = ThreadCpu.between(cpu0, Servers.threadCpu(c.pid()));
                 Stats firstStats = Stats.of(t);
-                long[] cpuMany = new long[4];
+                ThreadCpu[] cpuMany = new ThreadCpu[4];
                 Stats many = concurrent(c, rounds, s.waitMs(), cpuMany);
-                long cpu2 = Servers.cpuNanos(c.pid());
+                ThreadCpu manyCpu = ThreadCpu.between(cpuMany[0], cpuMany[1]);
+                ThreadCpu clientCpu = ThreadCpu.between(cpuMany[2], cpuMany[3]);
+                ThreadCpu cpu2 = Servers.threadCpu(c.pid());
                 Seq seq = seq(c, s.waitMs());
-                long cpu3 = Servers.cpuNanos(c.pid());
+                ThreadCpu seqCpu = ThreadCpu.between(cpu2, Servers.threadCpu(c.pid()));
                 r.latencyHeader();
                 r.latency("floor: bash on pipes, direct, one at a time", floorOne, "");
                 r.latency(String.format(Locale.ROOT, "floor: %d bashes on pipes, direct, at once", CONCURRENT_SESSIONS),
@@ -79,8 +81,9 @@ final class FirstCalls {
                         String.format(Locale.ROOT, "+%.3f ms over floor (target <= %.0f ms) %s", over,
                                 FIRST_OVER_FLOOR_MS, firstMet ? "met" : "MISSED"));
                 r.target("first interactions after a start, over the floor", firstMet, String.format(Locale.ROOT,
-                        "+%.3f ms median (%.3f vs floor %.3f; first %d; target <= %.0f ms)", over,
-                        firstStats.medianMs(), floorOne.medianMs(), first, FIRST_OVER_FLOOR_MS));
+                        "+%.3f ms median (%.3f vs floor %.3f; first %d; target <= %.0f ms)%s", over,
+                        firstStats.medianMs(), floorOne.medianMs(), first, FIRST_OVER_FLOOR_MS,
+                        firstMet || firstCpu == null ? "" : "; server CPU " + firstCpu.perCall(first)));
                 boolean manyMet = many.medianMs() <= CONCURRENT_MS;
                 r.latency(String.format(Locale.ROOT, "%d x %d at once, one connection", CONCURRENT_SESSIONS, rounds),
                         many, String.format(Locale.ROOT, "+%.3f ms over floor; target median <= %.0f ms %s",
@@ -93,13 +96,15 @@ final class FirstCalls {
                                 + "directly %.1f ms; target <= %d calls and <= %.0f ms)", seq.bytes(), seq.calls(),
                         Stats.ms(seq.nanos()), Stats.ms(seqFloor), SEQ_CALLS, SEQ_MS);
                 r.line("  seq 1 %d through one session_send wait: %s %s", SEQ_COUNT, seqFigure, seqMet ? "met" : "MISSED");
-                if (cpu0 >= 0 && cpuMany[0] >= 0 && cpuMany[1] >= 0 && cpu3 >= 0) {
+                if (firstCpu != null && manyCpu != null && clientCpu != null && seqCpu != null) {
                     int atOnce = CONCURRENT_SESSIONS * rounds;
-                    r.line("  server CPU (all its threads, JIT compiler included): first %d: %.3f ms per interaction; "
-                                    + "%d x %d at once: %.3f ms per interaction (this client's: %.3f ms); seq: %.1f ms",
-                            first, Stats.ms(cpu1 - cpu0) / first, CONCURRENT_SESSIONS, rounds,
-                            Stats.ms(cpuMany[1] - cpuMany[0]) / atOnce, Stats.ms(cpuMany[3] - cpuMany[2]) / atOnce,
-                            Stats.ms(cpu3 - cpu2));
+                    r.line("  server CPU (all its threads): first %d: %s; %d x %d at once: %s (this client's: %.3f ms); "
+                                    + "seq: %.1f ms", first, firstCpu.perCall(first), CONCURRENT_SESSIONS, rounds,
+                            manyCpu.perCall(atOnce), Stats.ms(clientCpu.total()) / atOnce, Stats.ms(seqCpu.total()));
+                    r.line("  (per thread from /proc/PID/task/*/schedstat before and after each phase; %s)",
+                            ThreadCpu.ENDED_NOTE);
+                } else {
+                    r.line("  server CPU: " + ThreadCpu.NOT_HERE);
                 }
                 r.target("seq 1 " + SEQ_COUNT + " read completely", seqMet, seqFigure);
             }
@@ -125,7 +130,7 @@ final class FirstCalls {
                 Interactions.rawInteract(w, id, s.waitMs());
             }
             for (int i = 0; i < CLIENT_WARM_ROUNDS; i++) {
-                concurrent(w, rounds, s.waitMs(), new long[4]);
+                concurrent(w, rounds, s.waitMs(), new ThreadCpu[4]);
             }
             seq(w, s.waitMs());
             seq(w, s.waitMs());
@@ -162,13 +167,13 @@ final class FirstCalls {
      * server's CPU time before and after them goes into {@code cpu[0..1]}, this JVM's (the client's)
      * into {@code cpu[2..3]}.
      */
-    private static Stats concurrent(RawStdio c, int rounds, long waitMs, long[] cpu) throws Exception {
+    private static Stats concurrent(RawStdio c, int rounds, long waitMs, ThreadCpu[] cpu) throws Exception {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < CONCURRENT_SESSIONS; i++) {
             ids.add(Interactions.openRawBash(c));
         }
-        cpu[0] = Servers.cpuNanos(c.pid());
-        cpu[2] = Servers.cpuNanos(ProcessHandle.current().pid());
+        cpu[0] = Servers.threadCpu(c.pid());
+        cpu[2] = Servers.threadCpu(ProcessHandle.current().pid());
         List<Callable<long[]>> tasks = new ArrayList<>();
         for (String id : ids) {
             tasks.add(() -> {
@@ -185,8 +190,8 @@ final class FirstCalls {
                 all.add(x);
             }
         }
-        cpu[1] = Servers.cpuNanos(c.pid());
-        cpu[3] = Servers.cpuNanos(ProcessHandle.current().pid());
+        cpu[1] = Servers.threadCpu(c.pid());
+        cpu[3] = Servers.threadCpu(ProcessHandle.current().pid());
         for (String id : ids) {
             c.call("session_close", "session", id, "force", true);
         }
