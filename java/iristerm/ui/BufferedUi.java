@@ -60,12 +60,17 @@ public final class BufferedUi {
         return UiApi.error(404, "no page " + path + " here; the view is at ui/ of this web application");
     }
 
-    /** The list once it changed since {@code since} (or at once for a first request), or as it is after the wait. */
+    /**
+     * The list at once for a first request (no {@code since}); else once it changed since {@code since} and the
+     * burst of changes settled ({@link UiApi#awaitListChange}), or as it is after the wait. A page asks again
+     * as soon as it has its answer, so without the settling every session that prints would keep each open
+     * page's requests going round without pause.
+     */
     private Reply sessions(Viewer viewer, long since) {
         long version = changes.version();
-        if (version == since) {
+        if (since >= 0) {
             try {
-                version = changes.awaitChange(since, POLL_MILLIS);
+                version = UiApi.awaitListChange(changes, since, POLL_MILLIS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -26,7 +26,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 
 /**
@@ -41,8 +40,6 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     public static final String PREFIX = "/ui";
     /** an idle stream gets a comment this often, which also notices a browser that went away */
     private static final long KEEPALIVE_MILLIS = 15_000;
-    /** a burst of changes (output pouring out) is gathered for this long into one list update */
-    private static final long LIST_COALESCE_MILLIS = 250;
     /** streams open at once, all browsers together; each holds a thread */
     private static final int MAX_STREAMS = 64;
     private static final int MAX_FORM_BYTES = 4096;
@@ -244,11 +241,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             } else {
                 comment(out);
             }
-            long version = changes.awaitChange(seen, KEEPALIVE_MILLIS);
-            if (version != seen) {
-                seen = version;
-                TimeUnit.MILLISECONDS.sleep(LIST_COALESCE_MILLIS);
-            }
+            seen = UiApi.awaitListChange(changes, seen, KEEPALIVE_MILLIS);
         }
     }
 
