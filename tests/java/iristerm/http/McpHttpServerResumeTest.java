@@ -137,19 +137,25 @@ class McpHttpServerResumeTest {
     }
 
     @Test
-    void anEventIdOfAnotherSessionOrMalformedIsRefused() throws Exception {
+    void anEventIdOfAnotherSessionMalformedOrNeverIssuedIsRefused() throws Exception {
         String alice = test.initializeSession();
         String other = test.initializeSession();
         String aliceEvent;
         try (SseReader events = post(alice, call(5, "echo", "a"))) {
             aliceEvent = events.rest(WAIT).get(1).id();
         }
-        for (String id : List.of(aliceEvent, "garbage", aliceEvent + "0")) {
+        for (String id : List.of(aliceEvent, "garbage")) {
             HttpResponse<String> refused = test.send(getRequest(other, id));
             assertEquals(400, refused.statusCode(), id + ": " + refused.body());
             assertTrue(refused.body().contains("Cannot resume") && refused.body().contains("Last-Event-ID"),
                     refused.body());
         }
+        // alice's own log and stream, a position it never reached: not a resume from the stream's end
+        String unissued = aliceEvent + "0";
+        HttpResponse<String> refused = test.send(getRequest(alice, unissued));
+        assertEquals(400, refused.statusCode(), unissued + ": " + refused.body());
+        assertTrue(refused.body().contains("Cannot resume") && refused.body().contains("was not issued"),
+                refused.body());
     }
 
     @Test
