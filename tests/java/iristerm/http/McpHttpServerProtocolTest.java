@@ -9,7 +9,6 @@ import java.io.InputStreamReader;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,30 +19,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 
 /** MCP over the Streamable HTTP transport, driven by the SDK's own client and by raw HTTP. */
 @Timeout(120)
-class McpHttpServerProtocolTest {
-
-    private TestServer test;
-
-    @BeforeEach
-    void start(@TempDir Path dir) throws Exception {
-        test = TestServer.start(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        test.close();
-    }
+class McpHttpServerProtocolTest extends WithTestServer {
 
     @Test
     void sdkClientInitializesListsAndCallsTools() {
