@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import iristerm.http.SseReader;
 import iristerm.http.StreamableCore;
 import iristerm.iris.FakeIrisCalls;
 import iristerm.iris.IrisMethod;
@@ -70,15 +71,9 @@ class BridgeTest {
         List<JsonNode> messages() {
             List<JsonNode> messages = new ArrayList<>();
             if (header("Content-Type").startsWith("text/event-stream")) {
-                for (String event : body.split("\n\n")) {
-                    StringBuilder data = new StringBuilder();
-                    for (String line : event.split("\n")) {
-                        if (line.startsWith("data: ")) {
-                            data.append(data.isEmpty() ? "" : "\n").append(line.substring(6));
-                        }
-                    }
-                    if (!data.isEmpty()) {
-                        messages.add(JSON.readTree(data.toString()));
+                for (SseReader.Event event : SseReader.parse(body)) {
+                    if (!event.data().isEmpty()) {
+                        messages.add(JSON.readTree(event.data()));
                     }
                 }
             } else {

@@ -1,17 +1,14 @@
 package iristerm.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -78,12 +75,14 @@ class McpHttpServerProtocolTest extends WithTestServer {
                 .setHeader("Accept", "text/event-stream").build();
         HttpResponse<InputStream> stream = test.http.send(get, HttpResponse.BodyHandlers.ofInputStream());
         assertEquals(200, stream.statusCode());
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
-            CompletableFuture<String> event = CompletableFuture.supplyAsync(() -> lines.lines()
-                    .filter(line -> line.startsWith("data:") && line.contains("list_changed"))
-                    .findFirst().orElse("stream ended"));
+        try (SseReader events = new SseReader(stream.body())) {
             test.mcp.get().notifyToolsListChanged();
-            assertTrue(event.get(10, TimeUnit.SECONDS).contains("notifications/tools/list_changed"));
+            SseReader.Event event = events.next(TestServer.WAIT);
+            while (event != null && event.priming()) {
+                event = events.next(TestServer.WAIT);
+            }
+            assertNotNull(event, "the stream ended without the notification");
+            assertTrue(event.data().contains("notifications/tools/list_changed"), event.data());
         }
     }
 
