@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 
 /**
@@ -43,6 +44,8 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     /** streams open at once, all browsers together; each holds a thread */
     private static final int MAX_STREAMS = 64;
     private static final int MAX_FORM_BYTES = 4096;
+    /** how long closing waits for the stream threads it interrupted */
+    private static final long STOP_MILLIS = 2_000;
 
     private final UiApi api;
     private final SessionChanges changes;
@@ -306,9 +309,19 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         return values == null ? null : values.peekFirst();
     }
 
-    /** Ends the open streams (their threads are interrupted); the listener itself belongs to the HTTP server. */
+    /**
+     * Ends the open streams (their threads are interrupted, and given a moment to finish writing before the
+     * listener stops); the listener itself belongs to the HTTP server.
+     */
     @Override
     public void close() {
         streamThreads.shutdownNow();
+        try {
+            if (!streamThreads.awaitTermination(STOP_MILLIS, TimeUnit.MILLISECONDS)) {
+                LOG.warn("browser view streams still running {} ms after the server began to stop", STOP_MILLIS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
