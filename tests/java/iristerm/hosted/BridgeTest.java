@@ -601,10 +601,10 @@ class BridgeTest {
                 version = list.header("X-Sessions-Version");
                 lists++;
                 elapsed = (System.nanoTime() - start) / 1_000_000;
-            } while (elapsed < 2_000);
+            } while (elapsed < 2_000 || lists < 3);
             // each answer built the list once (session_list as alice); without the pause it is one per write
             long allowed = elapsed / UiApi.LIST_COALESCE_MILLIS + 1;
-            assertTrue(lists >= 2 && lists <= allowed, lists + " lists in " + elapsed + " ms; at most " + allowed);
+            assertTrue(lists <= allowed, lists + " lists in " + elapsed + " ms; at most " + allowed);
         } finally {
             tool("alice", mcp, 31, "session_close", "{\"session\":\"" + id + "\"}");
         }
