@@ -36,11 +36,14 @@ function follow(url, onMessage, onState) {
     return () => source.close();
   }
   let stopped = false;
+  // stop() also abandons a long-poll in flight: left to run, it would hold one of the browser's few connections
+  // to the server (and, hosted, a Web Gateway request) for up to 20 s after the user moved on
+  const inFlight = new AbortController();
   (async () => {
     let next = '';
     while (!stopped) {
       try {
-        const r = await fetch(url + next);
+        const r = await fetch(url + next, { signal: inFlight.signal });
         if (!r.ok) {
           onState('closed');
           return;
@@ -52,12 +55,18 @@ function follow(url, onMessage, onState) {
         }
         next = m.type === 'output' ? `?from=${m.next}` : `?since=${r.headers.get('X-Sessions-Version')}`;
       } catch (e) {
+        if (stopped) {
+          return;
+        }
         onState('reconnecting');
         await pause(3000);
       }
     }
   })();
-  return () => { stopped = true; };
+  return () => {
+    stopped = true;
+    inFlight.abort();
+  };
 }
 
 follow('api/sessions', (m) => {

@@ -96,21 +96,21 @@ final class BufferedExchange implements StreamableExchange {
         private boolean ended;
 
         @Override
-        public boolean send(String id, String data) {
-            return append(SseFormat.event(id, data));
-        }
-
-        @Override
-        public boolean prime(String id, Duration retry) {
-            return append(SseFormat.priming(id, retry));
-        }
-
-        private synchronized boolean append(String event) {
+        public synchronized boolean send(String id, String data) {
             if (ended) {
                 return false;
             }
-            events.append(event);
+            events.append(SseFormat.event(id, data));
             return true;
+        }
+
+        /**
+         * Never called: only a stream a client can resume is primed, and this exchange does not stream
+         * ({@link BufferedExchange#streams()}), so the core makes none of its streams resumable; a call is a bug, said loudly.
+         */
+        @Override
+        public boolean prime(String id, Duration retry) {
+            throw new UnsupportedOperationException("the bridge does not stream, so no stream of it is primed");
         }
 
         @Override

@@ -150,6 +150,21 @@ final class EventLog {
         return missed;
     }
 
+    /**
+     * Sends {@code to} the held events of {@code stream} after {@code position}, in order; false, with {@code to}
+     * aborted, when some have left the buffer (the client's next attempt is refused with the reason). The
+     * events are sent outside this log's lock: a slow connection holds up no other stream of the session.
+     */
+    boolean replay(long stream, long position, EventStream to) {
+        List<Event> missed = after(stream, position);
+        if (missed == null) {
+            to.abort();
+            return false;
+        }
+        missed.forEach(event -> to.send(event.id(), event.data()));
+        return true;
+    }
+
     /** Whether an event of {@code stream} after {@code position} has left the buffer. */
     private boolean evictedAfter(long stream, long position) {
         Long evicted = lastEvicted.get(stream);

@@ -11,7 +11,8 @@ public interface EventStream extends EventSink {
 
     /**
      * Queues a priming event: an id and empty data, which gives the client a position to resume
-     * from, and the {@code retry} interval it should wait before reconnecting.
+     * from, and the {@code retry} interval it should wait before reconnecting. Only streams of an exchange
+     * that {@linkplain StreamableExchange#streams() streams} are primed: no other can be resumed.
      */
     boolean prime(String id, Duration retry);
 

@@ -1,7 +1,6 @@
 package iristerm.http;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -42,25 +41,22 @@ final class ResumableStream implements EventSink {
      * priming event (an id and no data, so the client has a position to resume from even before
      * the first message), then the events after {@code position} (-1 for all), then what follows.
      * On a stream that has ended, {@code next} gets the events after {@code position} and ends.
-     * Should those have left the buffer since the caller checked, {@code next} is dropped, and the
-     * client's next attempt is refused with the reason.
+     * Should those have left the buffer since the caller checked, {@code next} is dropped (a connection the
+     * stream has stays), and the client's next attempt is refused with the reason.
      */
     synchronized void attach(EventStream next, long position) {
-        List<EventLog.Event> missed = log.after(number, position);
-        if (missed == null) {
-            next.abort();
+        if (retry != null && !ended) {
+            next.prime(log.mark(number), retry);
+        }
+        if (!log.replay(number, position, next)) {
+            return;
+        }
+        if (ended) {
+            next.end();
             return;
         }
         if (connection != null) {
             connection.end();
-        }
-        if (retry != null && !ended) {
-            next.prime(log.mark(number), retry);
-        }
-        missed.forEach(event -> next.send(event.id(), event.data()));
-        if (ended) {
-            next.end();
-            return;
         }
         connection = next;
         next.closed().thenRun(() -> detach(next));

@@ -1,7 +1,6 @@
 package iristerm.http;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -61,13 +60,9 @@ final class SessionStreams {
             stream.attach(connection, from.position());
             return;
         }
-        List<EventLog.Event> missed = log.after(from.stream(), from.position());
-        if (missed == null) {
-            connection.abort();
-            return;
+        if (log.replay(from.stream(), from.position(), connection)) {
+            connection.end();
         }
-        missed.forEach(event -> connection.send(event.id(), event.data()));
-        connection.end();
     }
 
     /** Counts {@code connection} as live until it closes. */

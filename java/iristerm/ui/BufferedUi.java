@@ -22,10 +22,14 @@ public final class BufferedUi {
     private final UiApi api;
     private final SessionChanges changes;
     private final UiAssets assets = new UiAssets();
+    /** the view's page, told to follow with requests instead of streams */
+    private final Reply page;
 
     public BufferedUi(UiApi api, SessionChanges changes) {
         this.api = api;
         this.changes = changes;
+        Reply index = assets.page(200, "/ui/");
+        this.page = new Reply(200, index.headers(), index.body().replace("<body>", "<body data-follow=\"poll\">"));
     }
 
     /**
@@ -34,23 +38,22 @@ public final class BufferedUi {
      */
     public Reply handle(Viewer viewer, String method, String path, String query, String origin, String host) {
         boolean get = "GET".equals(method);
-        Matcher m = UiApi.SESSION_ROUTE.matcher(path);
         if (get && path.equals("/ui")) {
             // the page's addresses are relative to ui/
             return new Reply(303, java.util.Map.of("Location", "ui/"), "");
         }
         if (get && path.equals("/ui/")) {
-            Reply index = assets.page(200, "/ui/");
-            // the same page, told to follow with requests instead of streams
-            return new Reply(200, index.headers(), index.body().replace("<body>", "<body data-follow=\"poll\">"));
+            return page;
         }
         if (get && path.equals("/ui/api/sessions")) {
             return sessions(viewer, number(query, "since", -1));
         }
-        if (m.matches() && m.group(2).equals("output") && get) {
+        Matcher m = UiApi.SESSION_ROUTE.matcher(path);
+        boolean route = m.matches();
+        if (route && m.group(2).equals("output") && get) {
             return api.output(viewer, m.group(1), number(query, "from", -1), POLL_MILLIS);
         }
-        if (m.matches() && "POST".equals(method)) {
+        if (route && "POST".equals(method)) {
             Reply refused = UiApi.foreignOrigin(origin, host);
             return refused != null ? refused : api.act(viewer, m.group(1), m.group(2));
         }
@@ -60,12 +63,17 @@ public final class BufferedUi {
         return UiApi.error(404, "no page " + path + " here; the view is at ui/ of this web application");
     }
 
-    /** The list once it changed since {@code since} (or at once for a first request), or as it is after the wait. */
+    /**
+     * The list at once for a first request (no {@code since}); else once it changed since {@code since} and the
+     * burst of changes settled ({@link UiApi#awaitListChange}), or as it is after the wait. A page asks again
+     * as soon as it has its answer, so without the settling every session that prints would keep each open
+     * page's requests going round without pause.
+     */
     private Reply sessions(Viewer viewer, long since) {
         long version = changes.version();
-        if (version == since) {
+        if (since >= 0) {
             try {
-                version = changes.awaitChange(since, POLL_MILLIS);
+                version = UiApi.awaitListChange(changes, since, POLL_MILLIS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

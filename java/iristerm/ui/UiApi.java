@@ -5,6 +5,7 @@ import iristerm.http.Reply;
 import iristerm.mcp.Json;
 import iristerm.mcp.ServerAssembly;
 import iristerm.session.Session;
+import iristerm.session.SessionChanges;
 import iristerm.session.SessionException;
 import iristerm.session.SessionManager;
 import iristerm.session.Signal;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -24,6 +26,12 @@ import java.util.regex.Pattern;
 public final class UiApi {
     /** a session's output, Interrupt or Close: the routes both front ends (streaming and polling) serve */
     static final Pattern SESSION_ROUTE = Pattern.compile("/ui/api/sessions/([A-Za-z0-9._-]{1,64})/(output|interrupt|close)");
+
+    /**
+     * a burst of changes (output pouring out) is gathered for this long into one list, by both front ends: each
+     * list runs session_list, and a hosted one is a round trip Web Gateway, bridge, IRIS besides
+     */
+    public static final long LIST_COALESCE_MILLIS = 250;
 
     private final ServerAssembly tools;
     private final SessionManager sessions;
@@ -52,6 +60,19 @@ public final class UiApi {
         }
         m.put("sessions", rows);
         return Json.MAPPER.writeValueAsString(m);
+    }
+
+    /**
+     * Waits at most {@code timeoutMillis} for the sessions to change past {@code seen}; once they have, lets the
+     * burst go on for {@link #LIST_COALESCE_MILLIS}, so that one list answers all of it. Returns the count the
+     * list built next reflects ({@code seen} when nothing changed).
+     */
+    static long awaitListChange(SessionChanges changes, long seen, long timeoutMillis) throws InterruptedException {
+        if (changes.awaitChange(seen, timeoutMillis) == seen) {
+            return seen;
+        }
+        TimeUnit.MILLISECONDS.sleep(LIST_COALESCE_MILLIS);
+        return changes.version();
     }
 
     /**

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -33,6 +34,11 @@ final class UiAssets {
             "/ui/vendor/xterm.css", new String[] {XTERM + "css/xterm.css", "text/css; charset=UTF-8"});
 
     private final Map<String, Asset> loaded = new ConcurrentHashMap<>();
+
+    /** Every path a file is served at. */
+    static Set<String> paths() {
+        return FILES.keySet();
+    }
 
     /** The file served at {@code path}, or null when there is none. */
     Asset get(String path) {

@@ -41,11 +41,11 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     public static final String PREFIX = "/ui";
     /** an idle stream gets a comment this often, which also notices a browser that went away */
     private static final long KEEPALIVE_MILLIS = 15_000;
-    /** a burst of changes (output pouring out) is gathered for this long into one list update */
-    private static final long LIST_COALESCE_MILLIS = 250;
     /** streams open at once, all browsers together; each holds a thread */
     private static final int MAX_STREAMS = 64;
     private static final int MAX_FORM_BYTES = 4096;
+    /** how long closing waits for the stream threads it interrupted */
+    private static final long STOP_MILLIS = 2_000;
 
     private final UiApi api;
     private final SessionChanges changes;
@@ -237,6 +237,10 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         String last = null;
         long seen = changes.version();
         while (!Thread.currentThread().isInterrupted()) {
+            // built again after a keep-alive wait too, although the count did not move: last_activity moves with
+            // every read and input (no output needed), and an iris session's state with each command queued and
+            // each answer fetched from IRIS, none of which counts as a change. It costs this server's memory only
+            // (session_list reaches IRIS only until it has taken up the identity's sessions); unchanged, it is not sent.
             String now = api.sessionsJson(viewer);
             if (!now.equals(last)) {
                 event(out, null, now);
@@ -244,11 +248,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             } else {
                 comment(out);
             }
-            long version = changes.awaitChange(seen, KEEPALIVE_MILLIS);
-            if (version != seen) {
-                seen = version;
-                TimeUnit.MILLISECONDS.sleep(LIST_COALESCE_MILLIS);
-            }
+            seen = UiApi.awaitListChange(changes, seen, KEEPALIVE_MILLIS);
         }
     }
 
@@ -309,9 +309,19 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         return values == null ? null : values.peekFirst();
     }
 
-    /** Ends the open streams (their threads are interrupted); the listener itself belongs to the HTTP server. */
+    /**
+     * Ends the open streams (their threads are interrupted, and given a moment to finish writing before the
+     * listener stops); the listener itself belongs to the HTTP server.
+     */
     @Override
     public void close() {
         streamThreads.shutdownNow();
+        try {
+            if (!streamThreads.awaitTermination(STOP_MILLIS, TimeUnit.MILLISECONDS)) {
+                LOG.warn("browser view streams still running {} ms after the server began to stop", STOP_MILLIS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -4,6 +4,7 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
@@ -48,6 +49,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * file, sessions opened and fed by the SDK's MCP client. Without chromium the class fails, saying
  * what to install: a view that was never rendered is not a view that works.
  */
+@Timeout(300)
 class BrowserViewIT {
     private static final String ALICE = "alice-token-0123456789abcdef";
     private static final String BOB = "bob-token-0123456789abcdefgh";

@@ -90,8 +90,7 @@ class ConformanceIT {
 
     @Test
     void genericScenariosPassAgainstServe(@TempDir Path dataDir) throws Exception {
-        ServeProcess serve = ServeProcess.start(StdioServer.jar(), dataDir, List.of("--no-auth"), 60);
-        try {
+        try (ServeProcess serve = ServeProcess.start(StdioServer.jar(), dataDir, List.of("--no-auth"), 60)) {
             List<String> problems = new ArrayList<>();
             for (String scenario : SERVE_SCENARIOS) {
                 problems.addAll(runScenario("serve", serve.endpoint().toString(), scenario, List.of(), Map.of()));
@@ -102,11 +101,6 @@ class ConformanceIT {
                     Map.of("server-sse-disconnect-resume", "needs the suite's test_reconnection fixture tool, which "
                             + "serve does not offer; ssePollingPassesOnTheServersHttpTransport runs it")));
             assertTrue(problems.isEmpty(), String.join("\n", problems));
-        } finally {
-            serve.process().destroy();
-            if (!serve.process().waitFor(20, TimeUnit.SECONDS)) {
-                serve.process().destroyForcibly();
-            }
         }
     }
 

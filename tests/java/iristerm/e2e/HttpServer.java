@@ -10,7 +10,6 @@ import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -20,8 +19,7 @@ import java.util.function.Consumer;
 final class HttpServer implements ServerUnderTest {
     static final String TOKEN = "test-token-0123456789abcdef";
 
-    private final Process process;
-    private final URI endpoint;
+    private final ServeProcess serve;
     private final Clients clients = new Clients();
 
     HttpServer(Path dataDir, List<String> options) throws Exception {
@@ -34,17 +32,15 @@ final class HttpServer implements ServerUnderTest {
         if (!options.contains("--tokens-file")) {
             all.addAll(List.of("--token", TOKEN));
         }
-        ServeProcess serve = ServeProcess.start(StdioServer.jar(), dataDir, all, 30, stderr);
-        process = serve.process();
-        endpoint = serve.endpoint();
+        serve = ServeProcess.start(StdioServer.jar(), dataDir, all, 30, stderr);
     }
 
     URI endpoint() {
-        return endpoint;
+        return serve.endpoint();
     }
 
     Process process() {
-        return process;
+        return serve.process();
     }
 
     @Override
@@ -60,25 +56,18 @@ final class HttpServer implements ServerUnderTest {
     McpSyncClient connect(String token, Consumer<McpSchema.LoggingMessageNotification> logs,
                           Consumer<McpSchema.ProgressNotification> progress) {
         HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport
-                .builder("http://" + endpoint.getAuthority())
-                .endpoint(endpoint.getPath())
+                .builder("http://" + serve.endpoint().getAuthority())
+                .endpoint(serve.endpoint().getPath())
                 .jsonMapper(Json.MCP)
                 .requestBuilder(HttpRequest.newBuilder().header("Authorization", "Bearer " + token))
                 .build();
         return clients.connect(transport, logs, progress);
     }
 
-    /** SIGTERM: the server closes its sessions (ending their processes) and exits. */
+    /** The clients, then the server: SIGTERM (it closes its sessions, ending their processes), bounded. */
     @Override
     public void close() {
         clients.closeAll();
-        process.destroy();
-        try {
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        serve.close();
     }
 }

@@ -17,8 +17,9 @@ import java.util.regex.Pattern;
 /**
  * The jar's {@code serve} as a child process on a free loopback port, ready once it has said where
  * it listens (its stderr is drained for its whole life). Shared by the HTTP suites and the benchmark.
+ * Closing it stops the process, whatever state it is in; a test of a graceful exit asserts that itself first.
  */
-public record ServeProcess(Process process, URI endpoint) {
+public record ServeProcess(Process process, URI endpoint) implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on (http://\\S+/mcp)");
 
     public static String java() {
@@ -61,6 +62,21 @@ public record ServeProcess(Process process, URI endpoint) {
         } catch (Exception e) {
             process.destroyForcibly();
             throw e;
+        }
+    }
+
+    /** SIGTERM (the server ends its sessions and exits), bounded; then KILL, waited for too, so nothing is left. */
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
         }
     }
 }

@@ -27,9 +27,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import iristerm.http.SseReader;
 import iristerm.http.StreamableCore;
 import iristerm.iris.FakeIrisCalls;
 import iristerm.iris.IrisMethod;
+import iristerm.ui.UiApi;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -69,15 +71,9 @@ class BridgeTest {
         List<JsonNode> messages() {
             List<JsonNode> messages = new ArrayList<>();
             if (header("Content-Type").startsWith("text/event-stream")) {
-                for (String event : body.split("\n\n")) {
-                    StringBuilder data = new StringBuilder();
-                    for (String line : event.split("\n")) {
-                        if (line.startsWith("data: ")) {
-                            data.append(data.isEmpty() ? "" : "\n").append(line.substring(6));
-                        }
-                    }
-                    if (!data.isEmpty()) {
-                        messages.add(JSON.readTree(data.toString()));
+                for (SseReader.Event event : SseReader.parse(body)) {
+                    if (!event.data().isEmpty()) {
+                        messages.add(JSON.readTree(event.data()));
                     }
                 }
             } else {
@@ -578,6 +574,39 @@ class BridgeTest {
             assertTrue(changed.body().contains(alices), changed.body());
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void whileOutputPoursOutAPageGetsAtMostOneListPerCoalescingPause() throws Exception {
+        serve(true);
+        gateway.osUsers.add("alice");
+        String mcp = open("alice");
+        // output every few milliseconds, each write a change of the list's count, for longer than the test looks
+        JsonNode opened = tool("alice", mcp, 30, "session_open", "{\"kind\":\"process\",\"command\":\"sh\","
+                + "\"args\":[\"-c\",\"while :; do echo tick; sleep 0.01; done\"],\"mode\":\"pipe\",\"wait_ms\":0}");
+        assertFalse(opened.path("isError").asBoolean(), opened::toString);
+        String id = opened.path("structuredContent").path("session").asString();
+        try {
+            String version = ui("alice", "GET", "/ui/api/sessions", "", Map.of()).header("X-Sessions-Version");
+            // the page's loop: each answer's version is the next request's since, asked again at once
+            int lists = 0;
+            long start = System.nanoTime();
+            long elapsed;
+            do {
+                Answer list = ui("alice", "GET", "/ui/api/sessions", "since=" + version, Map.of());
+                assertEquals(200, list.status(), list.body());
+                assertNotEquals(version, list.header("X-Sessions-Version"), "answered without a change");
+                version = list.header("X-Sessions-Version");
+                lists++;
+                elapsed = (System.nanoTime() - start) / 1_000_000;
+            } while (elapsed < 2_000 || lists < 3);
+            // each answer built the list once (session_list as alice); without the pause it is one per write
+            long allowed = elapsed / UiApi.LIST_COALESCE_MILLIS + 1;
+            assertTrue(lists <= allowed, lists + " lists in " + elapsed + " ms; at most " + allowed);
+        } finally {
+            tool("alice", mcp, 31, "session_close", "{\"session\":\"" + id + "\"}");
         }
     }
 }

@@ -5,33 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
 import tools.jackson.databind.JsonNode;
 
 /** The inbound message checks stdio applies, applied to POST bodies: same rules, same plain words. */
 @Timeout(60)
-class InboundChecksOverHttpTest {
+class InboundChecksOverHttpTest extends WithTestServer {
 
-    private TestServer test;
     private String session;
 
     @BeforeEach
-    void start(@TempDir Path dir) throws Exception {
-        test = TestServer.start(dir);
+    void initialize() throws Exception {
         session = test.initializeSession();
-    }
-
-    @AfterEach
-    void stop() {
-        test.close();
     }
 
     /** The JSON-RPC error a POST of {@code body} is answered with, checked for status, code and plain words. */

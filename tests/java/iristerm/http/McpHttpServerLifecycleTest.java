@@ -10,34 +10,18 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import io.modelcontextprotocol.client.McpSyncClient;
 
 /** Streams and sessions ending: client disconnects, idle sessions, server shutdown. */
 @Timeout(60)
-class McpHttpServerLifecycleTest {
-
-    private TestServer test;
-
-    @BeforeEach
-    void start(@TempDir Path dir) throws Exception {
-        test = TestServer.start(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        test.close();
-    }
+class McpHttpServerLifecycleTest extends WithTestServer {
 
     private void assertServesNewClients() {
         try (McpSyncClient client = test.client(TestServer.BOB_TOKEN, log -> { })) {

@@ -1,18 +1,14 @@
 package iristerm.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -20,30 +16,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
 
 /** MCP over the Streamable HTTP transport, driven by the SDK's own client and by raw HTTP. */
 @Timeout(120)
-class McpHttpServerProtocolTest {
-
-    private TestServer test;
-
-    @BeforeEach
-    void start(@TempDir Path dir) throws Exception {
-        test = TestServer.start(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        test.close();
-    }
+class McpHttpServerProtocolTest extends WithTestServer {
 
     @Test
     void sdkClientInitializesListsAndCallsTools() {
@@ -94,12 +75,14 @@ class McpHttpServerProtocolTest {
                 .setHeader("Accept", "text/event-stream").build();
         HttpResponse<InputStream> stream = test.http.send(get, HttpResponse.BodyHandlers.ofInputStream());
         assertEquals(200, stream.statusCode());
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
-            CompletableFuture<String> event = CompletableFuture.supplyAsync(() -> lines.lines()
-                    .filter(line -> line.startsWith("data:") && line.contains("list_changed"))
-                    .findFirst().orElse("stream ended"));
+        try (SseReader events = new SseReader(stream.body())) {
             test.mcp.get().notifyToolsListChanged();
-            assertTrue(event.get(10, TimeUnit.SECONDS).contains("notifications/tools/list_changed"));
+            SseReader.Event event = events.next(TestServer.WAIT);
+            while (event != null && event.priming()) {
+                event = events.next(TestServer.WAIT);
+            }
+            assertNotNull(event, "the stream ended without the notification");
+            assertTrue(event.data().contains("notifications/tools/list_changed"), event.data());
         }
     }
 

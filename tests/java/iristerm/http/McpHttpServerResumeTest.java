@@ -8,39 +8,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.InputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Resumable event streams (MCP 2025-11-25, SEP-1699) over raw HTTP: priming events with a retry
  * interval, a GET with Last-Event-ID that continues the stream it names, and the ids it refuses.
  */
 @Timeout(120)
-class McpHttpServerResumeTest {
+class McpHttpServerResumeTest extends WithTestServer {
 
     private static final Duration WAIT = TestServer.WAIT;
-
-    private TestServer test;
-
-    @BeforeEach
-    void start(@TempDir Path dir) throws Exception {
-        test = TestServer.start(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        test.close();
-    }
 
     @Test
     void aPostStreamStartsWithAPrimingEventThatCarriesRetry() throws Exception {
@@ -137,19 +121,25 @@ class McpHttpServerResumeTest {
     }
 
     @Test
-    void anEventIdOfAnotherSessionOrMalformedIsRefused() throws Exception {
+    void anEventIdOfAnotherSessionMalformedOrNeverIssuedIsRefused() throws Exception {
         String alice = test.initializeSession();
         String other = test.initializeSession();
         String aliceEvent;
         try (SseReader events = post(alice, call(5, "echo", "a"))) {
             aliceEvent = events.rest(WAIT).get(1).id();
         }
-        for (String id : List.of(aliceEvent, "garbage", aliceEvent + "0")) {
+        for (String id : List.of(aliceEvent, "garbage")) {
             HttpResponse<String> refused = test.send(getRequest(other, id));
             assertEquals(400, refused.statusCode(), id + ": " + refused.body());
             assertTrue(refused.body().contains("Cannot resume") && refused.body().contains("Last-Event-ID"),
                     refused.body());
         }
+        // alice's own log and stream, a position it never reached: not a resume from the stream's end
+        String unissued = aliceEvent + "0";
+        HttpResponse<String> refused = test.send(getRequest(alice, unissued));
+        assertEquals(400, refused.statusCode(), unissued + ": " + refused.body());
+        assertTrue(refused.body().contains("Cannot resume") && refused.body().contains("was not issued"),
+                refused.body());
     }
 
     @Test

@@ -8,15 +8,11 @@ import java.io.ByteArrayInputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -28,19 +24,7 @@ import iristerm.security.Tokens;
 
 /** Every way a request can be refused, checked on the wire with the status and the error body. */
 @Timeout(60)
-class McpHttpServerStatusTest {
-
-    private TestServer test;
-
-    @BeforeEach
-    void start(@TempDir Path dir) throws Exception {
-        test = TestServer.start(dir);
-    }
-
-    @AfterEach
-    void stop() {
-        test.close();
-    }
+class McpHttpServerStatusTest extends WithTestServer {
 
     private static void assertError(HttpResponse<String> response, int status, int code) {
         assertEquals(status, response.statusCode(), response.body());

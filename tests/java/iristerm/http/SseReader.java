@@ -4,6 +4,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,15 +18,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Reads server-sent events from a response body one at a time, each read bounded in time.
- * Closing it closes the body, which is how a test's client vanishes mid-stream.
+ * Reads server-sent events from a response body one at a time, each read bounded in time, or
+ * parses a collected body whole ({@link #parse}). Closing it closes the body, which is how a
+ * test's client vanishes mid-stream.
  */
-final class SseReader implements AutoCloseable {
+public final class SseReader implements AutoCloseable {
 
     /** One event: its id (null if none), retry (null if none) and data (lines joined with \n). */
-    record Event(String id, String retry, String data) {
+    public record Event(String id, String retry, String data) {
 
-        boolean priming() {
+        public boolean priming() {
             return id != null && data.isEmpty();
         }
     }
@@ -42,9 +45,26 @@ final class SseReader implements AutoCloseable {
         lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
     }
 
-    /** The next event, or null when the stream ended first; fails after {@code wait}. */
+    /** The events of a whole {@code text/event-stream} body, as one that was collected before it was sent. */
+    public static List<Event> parse(String body) {
+        BufferedReader lines = new BufferedReader(new StringReader(body));
+        List<Event> events = new ArrayList<>();
+        try {
+            for (Event event = read(lines); event != null; event = read(lines)) {
+                events.add(event);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a StringReader does not fail
+        }
+        return events;
+    }
+
+    /**
+     * The next event, or null when the stream ended first; fails after {@code wait}. A read that timed
+     * out is left running and takes the next event for nobody: the test is failing already then.
+     */
     Event next(Duration wait) throws IOException, InterruptedException, TimeoutException {
-        Future<Event> event = reader.submit(this::read);
+        Future<Event> event = reader.submit(() -> read(lines));
         try {
             return event.get(wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
@@ -63,7 +83,7 @@ final class SseReader implements AutoCloseable {
         return events;
     }
 
-    private Event read() throws IOException {
+    private static Event read(BufferedReader lines) throws IOException {
         String id = null;
         String retry = null;
         List<String> data = new ArrayList<>();
