@@ -117,8 +117,9 @@ class ThreadCpuTest {
         assertTrue(ThreadCpu.between(before, during).of(Group.REQUESTS) >= BURN_NANOS, () -> "during: " + during.all());
         assertTrue(before.of(Group.MAIN) > 0, before.all());
         // gone from the task list, its time stays in the process's CPU clock; the clock is read after the
-        // threads, so a reading made in this very process is ahead by its own CPU (ms when still interpreted)
-        assertTrue(ThreadCpu.between(during, after).of(Group.REQUESTS) <= -BURN_NANOS);
+        // threads, so a reading made in this very process is ahead by its own CPU (ms when still interpreted).
+        // (Other tests of this JVM may have request threads of their own, so the request group's own change
+        // is not asserted here.)
         assertTrue(ThreadCpu.between(during, after).of(Group.ENDED) >= BURN_NANOS - 20 * MS,
                 () -> "ended between: " + ThreadCpu.between(during, after).all());
         long groups = 0;
