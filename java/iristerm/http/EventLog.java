@@ -151,16 +151,19 @@ final class EventLog {
     }
 
     /**
-     * Sends {@code to} the held events of {@code stream} after {@code position}, in order; false, with {@code to}
-     * aborted, when some have left the buffer (the client's next attempt is refused with the reason). The
-     * events are sent outside this log's lock: a slow connection holds up no other stream of the session.
+     * Sends {@code to} the held events of {@code stream} after {@code position}, in order, once {@code first}
+     * has run (a priming event: only once the events are known to be held, or its id, past the gap, would let
+     * the client's next attempt skip them unnoticed); false, with {@code to} aborted and {@code first} not run,
+     * when some have left the buffer (the client's next attempt is refused with the reason). The events are
+     * sent outside this log's lock: a slow connection holds up no other stream of the session.
      */
-    boolean replay(long stream, long position, EventStream to) {
+    boolean replay(long stream, long position, EventStream to, Runnable first) {
         List<Event> missed = after(stream, position);
         if (missed == null) {
             to.abort();
             return false;
         }
+        first.run();
         missed.forEach(event -> to.send(event.id(), event.data()));
         return true;
     }

@@ -45,10 +45,12 @@ final class ResumableStream implements EventSink {
      * stream has stays), and the client's next attempt is refused with the reason.
      */
     synchronized void attach(EventStream next, long position) {
-        if (retry != null && !ended) {
-            next.prime(log.mark(number), retry);
-        }
-        if (!log.replay(number, position, next)) {
+        boolean primed = retry != null && !ended;
+        if (!log.replay(number, position, next, () -> {
+            if (primed) {
+                next.prime(log.mark(number), retry);
+            }
+        })) {
             return;
         }
         if (ended) {

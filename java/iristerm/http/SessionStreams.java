@@ -60,7 +60,7 @@ final class SessionStreams {
             stream.attach(connection, from.position());
             return;
         }
-        if (log.replay(from.stream(), from.position(), connection)) {
+        if (log.replay(from.stream(), from.position(), connection, () -> { })) {
             connection.end();
         }
     }

@@ -111,6 +111,8 @@ class ThreadCpuTest {
         release.countDown();
         burner.join(TimeUnit.SECONDS.toMillis(30));
         assertFalse(burner.isAlive());
+        // join() returns before the kernel drops the thread from /proc/self/task (review N1-2)
+        assertTrue(awaitNoTaskNamed("stdio-request-t", TimeUnit.SECONDS.toNanos(10)), "the ended thread is still listed");
         ThreadCpu after = Servers.threadCpu(pid);
         assertNotNull(during);
         assertNotNull(after);
@@ -127,6 +129,28 @@ class ThreadCpuTest {
             groups += after.of(g);
         }
         assertEquals(groups, after.total());
+    }
+
+    /** Waits, at most {@code boundNanos}, until no thread of this process has the kernel name {@code comm}. */
+    private static boolean awaitNoTaskNamed(String comm, long boundNanos) throws Exception {
+        long deadline = System.nanoTime() + boundNanos;
+        while (System.nanoTime() < deadline) {
+            boolean listed = false;
+            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path task : (Iterable<Path>) tasks::iterator) {
+                    try {
+                        listed |= Files.readString(task.resolve("comm")).strip().equals(comm);
+                    } catch (java.io.IOException gone) {
+                        // a thread that ended between the listing and the read
+                    }
+                }
+            }
+            if (!listed) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        return false;
     }
 
     private static final long MS = 1_000_000;
