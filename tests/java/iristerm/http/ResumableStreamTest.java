@@ -52,15 +52,21 @@ class ResumableStreamTest {
         }
     }
 
-    @Test
-    void aResumeGetsAPrimingEventThenWhatItMissed() {
-        EventLog log = new EventLog(10, 1 << 20);
+    /** A primed stream of {@code log} that sent "a" and "b"; the client saw "a", at {@code seen[0]}. */
+    private static ResumableStream sentAB(EventLog log, long[] seen) {
         ResumableStream stream = new ResumableStream(log, Duration.ofSeconds(1));
         stream.send(null, "a");
-        long seen = log.after(stream.number(), -1).get(0).position();
+        seen[0] = log.after(stream.number(), -1).get(0).position();
         stream.send(null, "b");
+        return stream;
+    }
+
+    @Test
+    void aResumeGetsAPrimingEventThenWhatItMissed() {
+        long[] seen = new long[1];
+        ResumableStream stream = sentAB(new EventLog(10, 1 << 20), seen);
         Recorder next = new Recorder();
-        stream.attach(next, seen);
+        stream.attach(next, seen[0]);
         assertEquals(List.of("prime", "send b"), next.calls);
     }
 
@@ -71,15 +77,13 @@ class ResumableStreamTest {
     @Test
     void aResumeWhoseEventsLeftTheBufferIsDroppedWithoutAPrimingEvent() {
         EventLog log = new EventLog(2, 1 << 20);
-        ResumableStream stream = new ResumableStream(log, Duration.ofSeconds(1));
-        stream.send(null, "a");
-        long seen = log.after(stream.number(), -1).get(0).position();
-        stream.send(null, "b");
+        long[] seen = new long[1];
+        ResumableStream stream = sentAB(log, seen);
         ResumableStream other = new ResumableStream(log, Duration.ofSeconds(1));
         other.send(null, "1");
         other.send(null, "2");
         Recorder next = new Recorder();
-        stream.attach(next, seen);
+        stream.attach(next, seen[0]);
         assertEquals(List.of("abort"), next.calls);
     }
 }
