@@ -113,7 +113,10 @@ public final class ArchiveTraining {
         }
     }
 
-    /** One initialize request on its own connection; true on a 200 answer. */
+    /**
+     * One initialize request on its own connection; true on a 200 answer. Written by hand on a socket so
+     * that the archive gets the classes of the server's side, not those of an HTTP client no start uses.
+     */
     private static boolean httpInitialize(URI endpoint, String token) throws IOException {
         byte[] body = ("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"initialize\", \"params\": "
                 + INITIALIZE_PARAMS + "}").getBytes(StandardCharsets.UTF_8);

@@ -127,7 +127,7 @@ public final class StdioTransport implements McpServerTransportProvider {
             message = checked.request();
         }
         if (refusal != null) {
-            refuse(refusal, new String(bytes, 0, Math.min(bytes.length, Plain.MAX_CHARS), StandardCharsets.UTF_8));
+            refuse(refusal, preview(bytes));
             return;
         }
         if (message instanceof McpSchema.JSONRPCRequest) {
@@ -137,12 +137,16 @@ public final class StdioTransport implements McpServerTransportProvider {
                         .thenCompose(answered -> answered));
             } catch (RejectedExecutionException e) {
                 // the server is shutting down: its output is closed too, so there is no one to answer
-                LOG.debug("request read after shutdown began, not handled: {}", Plain.of(new String(bytes, 0,
-                        Math.min(bytes.length, Plain.MAX_CHARS), StandardCharsets.UTF_8)));
+                LOG.debug("request read after shutdown began, not handled: {}", Plain.of(preview(bytes)));
             }
         } else {
             track(session.handle(message).toFuture());
         }
+    }
+
+    /** The start of a line read, for a log line. */
+    private static String preview(byte[] line) {
+        return new String(line, 0, Math.min(line.length, Plain.MAX_CHARS), StandardCharsets.UTF_8);
     }
 
     private void refuse(Refusal refusal, String line) {

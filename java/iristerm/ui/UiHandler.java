@@ -203,12 +203,16 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             send(exchange, UiApi.error(503, "too many open views (" + MAX_STREAMS + "); close a browser tab and reload"));
             return;
         }
-        try {
-            exchange.dispatch(streamThreads, () -> feed(exchange, feed));
-        } catch (RejectedExecutionException stopping) {
-            streams.release();
-            send(exchange, UiApi.error(503, "the server is stopping"));
-        }
+        // Undertow hands the task to the executor only after this handler returns, and answers a refusal
+        // itself; the permit is given back where the refusal happens (review N1: a catch here never ran)
+        exchange.dispatch(task -> {
+            try {
+                streamThreads.execute(task);
+            } catch (RejectedExecutionException stopping) {
+                streams.release();
+                throw stopping;
+            }
+        }, () -> feed(exchange, feed));
     }
 
     /** Runs one view's stream on its own thread; the permit taken for it is given back when it ends. */

@@ -19,6 +19,13 @@ record Stats(int count, double medianMs, double p90Ms, double p99Ms, double maxM
         return of(nanos.stream().mapToLong(Long::longValue).toArray());
     }
 
+    /** The median (nearest rank) of {@code values}. */
+    static long median(long[] values) {
+        long[] s = values.clone();
+        Arrays.sort(s);
+        return rank(s, 0.50);
+    }
+
     private static long rank(long[] sorted, double q) {
         int i = (int) Math.ceil(q * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(sorted.length - 1, i))];

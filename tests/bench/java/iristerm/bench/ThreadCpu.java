@@ -100,7 +100,7 @@ record ThreadCpu(Map<Group, Long> nanos) {
         return new ThreadCpu(d);
     }
 
-    /** Each group's median, and the total's, over several readings (none missing). */
+    /** Each group's median over several readings (none missing); they need not add up to the median total. */
     static ThreadCpu medians(Collection<ThreadCpu> readings) {
         Map<Group, Long> m = new EnumMap<>(Group.class);
         for (Group g : Group.values()) {
@@ -110,8 +110,7 @@ record ThreadCpu(Map<Group, Long> nanos) {
     }
 
     static long median(Collection<ThreadCpu> readings, ToLongFunction<ThreadCpu> figure) {
-        long[] v = readings.stream().mapToLong(figure).sorted().toArray();
-        return v[(v.length - 1) / 2];
+        return Stats.median(readings.stream().mapToLong(figure).toArray());
     }
 
     /** Groups below this are left out of {@link #largest}: noise beside the hundreds of ms of a start. */
