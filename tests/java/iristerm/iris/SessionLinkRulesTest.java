@@ -1,0 +1,102 @@
+package iristerm.iris;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The rules of the session link's security model (docs/iris-contract.md, docs/iris-designs.md) that can
+ * be read off the ObjectScript sources, so that a change that breaks one fails here before any IRIS runs
+ * it. Each of them failed on the store design this replaced (266cbea).
+ */
+class SessionLinkRulesTest {
+    private static final Path CLS = Path.of(System.getProperty("basedir", ".")).resolve("cls/Terminal");
+
+    private static String read(String file) throws IOException {
+        return Files.readString(CLS.resolve(file), StandardCharsets.UTF_8);
+    }
+
+    /** Code lines only: a comment may name what the code must never do. */
+    private static String code(String file) throws IOException {
+        StringBuilder out = new StringBuilder();
+        for (String line : read(file).split("\n")) {
+            String t = line.strip();
+            if (!t.startsWith("//") && !t.startsWith("///")) {
+                out.append(line).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    @Test
+    void noClassAddsRolesOrSetsThemToAnythingButNothing() throws IOException {
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> files = Files.list(CLS)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".cls")).toList()) {
+                String src = code(f.getFileName().toString());
+                Matcher m = Pattern.compile("(?i)AddRoles|\\$Roles\\s*+=\\s*+(?!\"\")").matcher(src);
+                while (m.find()) {
+                    found.add(f.getFileName() + ": " + m.group());
+                }
+            }
+        }
+        assertEquals(List.of(), found, "the link design escalates nowhere: a session's code must find nothing to reach");
+    }
+
+    @Test
+    void sqlRunsOnlyInTheSessionJobNeverInTheProcessThatHoldsTheGateway() throws IOException {
+        assertTrue(!code("Session.cls").contains("ClassMethod SQL("), "Terminal.Session (called in the gateway's process) runs no SQL");
+        for (String f : List.of("Session.cls", "Gateway.cls", "REST.cls")) {
+            assertTrue(!code(f).contains("Terminal.SQL"), f + " must not run a statement: SQL can run ObjectScript");
+        }
+        assertTrue(code("Engine.cls").contains("##class(Terminal.SQL).Run("), "the session job runs the statement");
+    }
+
+    @Test
+    void theJobDropsAddedRolesAndRefusesToRunWithTheBridgeRole() throws IOException {
+        String run = code("Engine.cls");
+        int start = run.indexOf("ClassMethod Run(");
+        String body = run.substring(start, run.indexOf("\n}", start));
+        int drop = body.indexOf("Set $Roles = \"\"");
+        int refuse = body.indexOf("..#BRIDGEROLE");
+        int firstCommand = body.indexOf("..Execute(");
+        assertTrue(drop > 0 && refuse > drop && firstCommand > refuse,
+                "Run drops added roles first, then refuses while the bridge role is held, before any command");
+        assertTrue(code("Session.cls").matches("(?s).*New \\$Roles\\s+Set \\$Roles = \"\"\\s+Job ##class\\(Terminal.Engine\\).*"),
+                "Open JOBs with added roles cleared (a JOB inherits $ROLES)");
+    }
+
+    @Test
+    void onlyAnAnswerToAReadMayBeRecordedAsSecret() throws IOException {
+        assertTrue(code("Audit.cls").contains("secret = secret && (kind = \"answer\")"),
+                "a command or statement is audited whole whatever the caller says");
+    }
+
+    /** The X3.64 mnemonics of IRIS's default mnemonic space ^%X364 (Terminal I/O guide). */
+    private static final List<String> X364 = List.of("APC", "BEL", "CBT", "CCH", "CHA", "CHT", "CNL", "CPL", "CPR",
+            "CTC", "CUB", "CUD", "CUF", "CUP", "CUU", "CVT", "DA", "DAQ", "DCH", "DCS", "DL", "ECH", "ED", "EL", "HPA",
+            "HPR", "HVP", "ICH", "IL", "RM", "SD", "SGR", "SM", "SU", "TBC", "VPA", "VPR");
+
+    @Test
+    void everyMnemonicOfTheDefaultSpaceHasALabelAndTabsMoveTheCursor() throws IOException {
+        String src = read("Engine.cls");
+        List<String> missing = X364.stream()
+                .filter(m -> !Pattern.compile("(?m)^" + m + "(\\(|\\t)").matcher(src).find()).toList();
+        assertEquals(List.of(), missing, "WRITE /<mnemonic> without a label raises <NOLINE> in a session");
+        for (String tab : List.of("CHT", "CBT")) {
+            Matcher m = Pattern.compile("(?m)^" + tab + "\\(n\\)\\t(.*)$").matcher(src);
+            assertTrue(m.find() && m.group(1).contains("TabStop("), tab + " moves $X to a tab stop");
+        }
+    }
+}
