@@ -8,6 +8,7 @@ import iristerm.session.NotifyTarget;
 import iristerm.session.ReadRequest;
 import iristerm.session.ReadResult;
 import iristerm.session.Session;
+import iristerm.session.TerminalScreen;
 import iristerm.session.SessionException;
 import iristerm.session.SessionMeta;
 import iristerm.session.Signal;
@@ -205,13 +206,21 @@ final class SessionTools {
                   "session": {"type": "string"},
                 %s,
                   "all": {"type": "boolean", "description": "read from the beginning of the session's output"},
-                  "to_file": {"type": "string", "description": "write the pending output to this file under the files root; only metadata is returned"}
+                  "to_file": {"type": "string", "description": "write the pending output to this file under the files root; only metadata is returned"},
+                  "screen": {"type": "boolean", "description": "instead of output, the terminal's screen as a person would see it now (vi, less, top, installers): rows of text, the cursor, whether the alternate screen is on; consumes nothing and does not wait"}
                 }, "required": ["session"], "additionalProperties": false}""".formatted(Results.READ_INPUT_PROPERTIES), """
                 {"type": "object", "properties": {
-                %s
+                %s,
+                  "screen": {"type": "object", "properties": {
+                    "rows": {"type": "array", "items": {"type": "string"}},
+                    "cursor": {"type": "object", "properties": {"row": {"type": "integer"}, "col": {"type": "integer"}}},
+                    "alternate": {"type": "boolean", "description": "a full-screen program's own screen is shown"}}}
                 }, "required": ["data", "bytes", "cursor", "available", "reason", "state"]}""".formatted(Results.READ_PROPERTIES),
                 (c, a) -> {
                     Session s = session(c, a);
+                    if (a.bool("screen", false)) {
+                        return screen(s, a.string("reader"));
+                    }
                     ReadRequest request = ReadOptions.parse(a, ctx.limits(), 0);
                     ReadResult r;
                     try (CallProgress.Watch w = c.progress().watch(s)) {
@@ -219,6 +228,24 @@ final class SessionTools {
                     }
                     return new Answer(Results.read(r), Results.readText(r));
                 });
+    }
+
+    /** The screen as a read's answer: nothing consumed, the reader where it was; the rows are the text. */
+    private static Answer screen(Session s, String reader) {
+        TerminalScreen.Snapshot shot = s.screen();
+        long cursor = s.cursor(reader == null ? ReadRequest.DEFAULT_READER : reader);
+        Map<String, Object> out = Results.map("data", "", "bytes", 0, "cursor", cursor,
+                "available", Math.max(0, s.log().end() - cursor), "reason", "screen", "state", s.state().name(),
+                "exit_code", s.exitCode(), "signal", s.exitSignal(),
+                "screen", Results.map("rows", shot.rows(), "cursor", Results.map("row", shot.cursorRow(), "col", shot.cursorCol()),
+                        "alternate", shot.alternate()));
+        List<String> rows = new ArrayList<>(shot.rows());
+        while (!rows.isEmpty() && rows.get(rows.size() - 1).isEmpty()) {
+            rows.remove(rows.size() - 1);
+        }
+        String text = String.join("\n", rows) + "\n[screen " + shot.rows().size() + " rows, cursor " + shot.cursorRow()
+                + "," + shot.cursorCol() + (shot.alternate() ? ", alternate screen" : "") + ", state=" + s.state() + "]";
+        return new Answer(out, text);
     }
 
     // ---- session_signal / resize / close / list ----------------------------------------------

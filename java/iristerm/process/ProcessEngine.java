@@ -7,6 +7,7 @@ import iristerm.session.Engine;
 import iristerm.session.EngineSink;
 import iristerm.session.SessionException;
 import iristerm.session.SessionState;
+import iristerm.session.TerminalSize;
 import iristerm.session.Signal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +51,7 @@ public final class ProcessEngine implements Engine {
     private final OutputStream stdin;
     private final Thread pump;
     private final Leftovers leftovers;
+    private volatile TerminalSize size = TerminalSize.DEFAULT;
 
     private ProcessEngine(Process process, boolean pty, Pattern prompt, EngineSink sink, String name,
                           Leftovers leftovers) {
@@ -104,7 +106,9 @@ public final class ProcessEngine implements Engine {
                 pb.environment().putAll(env);
                 p = pb.start();
             }
-            return new ProcessEngine(p, spec.pty(), prompt, sink, name, new Leftovers(marker, p.pid()));
+            ProcessEngine engine = new ProcessEngine(p, spec.pty(), prompt, sink, name, new Leftovers(marker, p.pid()));
+            engine.size = new TerminalSize(spec.cols(), spec.rows());
+            return engine;
         } catch (IOException e) {
             throw new SessionException("could not start '" + spec.command() + "': " + e.getMessage());
         }
@@ -203,6 +207,12 @@ public final class ProcessEngine implements Engine {
             throw new SessionException("resize needs a pty session; this one runs on pipes (mode \"pipe\")");
         }
         p.setWinSize(new WinSize(cols, rows));
+        size = new TerminalSize(cols, rows);
+    }
+
+    @Override
+    public TerminalSize size() {
+        return size;
     }
 
     @Override

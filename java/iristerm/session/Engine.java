@@ -43,6 +43,11 @@ public interface Engine {
         return true;
     }
 
+    /** The terminal's size now, which the screen (session_read's screen) is drawn at. */
+    default TerminalSize size() {
+        return TerminalSize.DEFAULT;
+    }
+
     /** A standing condition of this engine that every read should mention (e.g. prompt detection is off), or null. */
     default String note() {
         return null;

@@ -40,6 +40,8 @@ public final class Session implements EngineSink {
     private volatile long lastActivity = System.currentTimeMillis();
     private volatile long endedAt;
     private volatile boolean notify;
+    /** made on the first look at the screen: a session nobody looks at that way costs nothing */
+    private TerminalScreen screen;
 
     /** What the session manager hears about: persistence and notifications hang off these. */
     public interface Listener {
@@ -180,6 +182,30 @@ public final class Session implements EngineSink {
     }
 
     // ---- reading -----------------------------------------------------------------------------
+
+    /** What a person would see on the session's terminal now; moves no reader. */
+    public TerminalScreen.Snapshot screen() {
+        Engine e = engine;
+        TerminalSize size = e != null ? e.size() : TerminalSize.DEFAULT;
+        TerminalScreen s;
+        synchronized (this) {
+            if (screen == null) {
+                screen = new TerminalScreen();
+            }
+            s = screen;
+        }
+        return s.snapshot(log, size.cols(), size.rows());
+    }
+
+    /** Where {@code reader} stands in the log (0 for a reader not used yet). */
+    public long cursor(String reader) {
+        log.lock().lock();
+        try {
+            return readers.getOrDefault(reader, 0L);
+        } finally {
+            log.lock().unlock();
+        }
+    }
 
     public ReadResult read(ReadRequest r) {
         touch();

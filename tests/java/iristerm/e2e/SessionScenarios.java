@@ -412,6 +412,31 @@ abstract class SessionScenarios {
     }
 
     @Test
+    @SuppressWarnings("unchecked")
+    void theScreenShowsAFullScreenProgramAsAPersonSeesIt() {
+        String s = openBash();
+        ok(client, "session_resize", "session", s, "cols", 40, "rows", 10);
+        // a full-screen program in miniature: alternate screen, cleared, text placed, cursor parked, waiting for a key
+        ok(client, "session_send", "session", s, "text",
+                "printf '\\033[?1049h\\033[2J\\033[5;10Hhello \\033[1mthere\\033[0m\\033[2;3H'; read -n 1 k",
+                "wait_ms", 10000, "until", Map.of("quiet_ms", 500));
+        Map<String, Object> r = ok(client, "session_read", "session", s, "screen", true);
+        assertEquals("screen", r.get("reason"), r::toString);
+        assertEquals(0L, num(r, "bytes"), "a look at the screen consumes nothing");
+        Map<String, Object> screen = (Map<String, Object>) r.get("screen");
+        List<String> rows = (List<String>) screen.get("rows");
+        assertEquals(10, rows.size(), rows::toString);
+        assertEquals("         hello there", rows.get(4), rows::toString);
+        assertEquals(Map.of("row", 1, "col", 2), Map.of("row", (int) num((Map<String, Object>) screen.get("cursor"), "row"),
+                "col", (int) num((Map<String, Object>) screen.get("cursor"), "col")));
+        assertEquals(true, screen.get("alternate"));
+        ok(client, "session_send", "session", s, "text", "q", "enter", false);
+        ok(client, "session_send", "session", s, "text", "printf '\\033[?1049l'", "wait_ms", 10000, "until", PROMPT);
+        Map<String, Object> back = (Map<String, Object>) ok(client, "session_read", "session", s, "screen", true).get("screen");
+        assertEquals(false, back.get("alternate"), back::toString);
+    }
+
+    @Test
     void closeReturnsLastOutputAndExitInformation() {
         String s = openBash();
         ok(client, "session_send", "session", s, "text", "echo last-words-$((1+1))");
