@@ -4,6 +4,7 @@ import iristerm.iris.IrisEngine;
 import iristerm.process.ProcessEngine;
 import iristerm.process.ProcessSpec;
 import iristerm.session.BoundedRegex;
+import iristerm.session.NamedKeys;
 import iristerm.session.NotifyTarget;
 import iristerm.session.ReadRequest;
 import iristerm.session.ReadResult;
@@ -152,29 +153,35 @@ final class SessionTools {
                 or, for a program with no recognisable prompt, its output has been quiet for 300 ms (quiet); \
                 e.g. wait_ms 30000 returns the command's whole output in one call. until overrides it \
                 ({"data": true}: the first new byte; pattern, quiet_ms, prompt, exit). secret: true keeps the \
-                text out of transcripts and logs.""", """
+                text out of transcripts and logs. keys presses named keys after the text (["up", "enter"], \
+                ["ctrl-c"]; names: enter, tab, shift-tab, esc, backspace, space, up, down, left, right, home, end, \
+                insert, delete, pageup, pagedown, f1-f12, ctrl-a..ctrl-z).""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},
                   "text": {"type": "string"},
-                  "enter": {"type": "boolean", "default": true},
+                  "keys": {"type": "array", "items": {"type": "string"}, "description": "named keys pressed after text, in order: enter, tab, shift-tab, esc, backspace, space, up, down, left, right, home, end, insert, delete, pageup, pagedown, f1-f12, ctrl-a..ctrl-z, ctrl-@, ctrl-[, ctrl-\\\\, ctrl-]"},
+                  "enter": {"type": "boolean", "default": true, "description": "press Enter after text (default true without keys, false with them)"},
                   "secret": {"type": "boolean", "default": false},
                 %s
-                }, "required": ["session", "text"], "additionalProperties": false}""".formatted(Results.READ_INPUT_PROPERTIES), """
+                }, "required": ["session"], "additionalProperties": false}""".formatted(Results.READ_INPUT_PROPERTIES), """
                 {"type": "object", "properties": {
                   "written": {"type": "integer", "description": "bytes written to the session"},
                 %s
                 }, "required": ["written"]}""".formatted(Results.READ_PROPERTIES), (c, a) -> {
             Session s = session(c, a);
-            String text = a.string("text");
-            if (text == null) {
-                throw new SessionException("'text' is required (it may be empty to send just Enter)");
+            List<String> keyNames = a.strings("keys");
+            String typed = a.string("text");
+            if (typed == null && keyNames.isEmpty()) {
+                throw new SessionException("give 'text' (it may be empty to send just Enter) or 'keys'");
             }
+            String keys = NamedKeys.sequence(keyNames, s.engine() != null && s.engine().echoesInput());
+            String text = (typed == null ? "" : typed) + keys;
             int size = text.getBytes(StandardCharsets.UTF_8).length;
             if (size > ctx.limits().maxInputBytes()) {
                 throw new SessionException("'text' is " + size + " bytes, more than the input limit of "
                         + ctx.limits().maxInputBytes() + "; send it in parts or write it to a file first");
             }
-            boolean enter = a.bool("enter", true);
+            boolean enter = a.bool("enter", keyNames.isEmpty());
             ReadRequest read = a.integer("wait_ms", 0, 0, ctx.limits().maxWaitMillis()) > 0
                     ? ReadOptions.parse(a, ctx.limits(), 0) : null;
             long mark = s.send(text, enter, a.bool("secret", false));

@@ -437,6 +437,17 @@ abstract class SessionScenarios {
     }
 
     @Test
+    void keysByNameReachTheProgramAsATerminalSendsThem() {
+        String s = open("command", "cat", "args", List.of("-v"));
+        Map<String, Object> r = ok(client, "session_send", "session", s, "keys", List.of("up", "ctrl-a", "f1", "enter"),
+                "wait_ms", 10000, "until", Map.of("pattern", "\\^\\[OP"));
+        assertTrue(((String) r.get("data")).contains("^[[A^A^[OP"), r::toString);
+        assertTrue(error(client, "session_send", "session", s, "keys", List.of("hyper-x")).contains("unknown key 'hyper-x'"));
+        String quiet = error(client, "session_send", "session", s);
+        assertTrue(quiet.contains("'text'") && quiet.contains("'keys'"), quiet);
+    }
+
+    @Test
     void closeReturnsLastOutputAndExitInformation() {
         String s = openBash();
         ok(client, "session_send", "session", s, "text", "echo last-words-$((1+1))");
