@@ -63,7 +63,8 @@ final class SessionTools {
                 it waits up to wait_ms (default 3000) until the prompt shows, the process exits, its start-up \
                 output has been quiet for 300 ms, or it printed nothing for half of wait_ms (give a longer wait_ms \
                 for a slow start, e.g. a shell with a heavy rc file). An iris session prints \
-                nothing at start (data is empty).""", """
+                nothing at start (data is empty). A session with no tool call and no output for %d min is closed \
+                (its output says so; session_list shows ended_by idle).""".formatted(ctx.sessions().config().idleTimeout().toMinutes()), """
                 {"type": "object", "properties": {
                   "kind": {"type": "string", "enum": ["process", "iris"], "default": "process"},
                   "command": {"type": "string", "description": "program to run (process), e.g. bash, python3, node"},
@@ -322,7 +323,7 @@ final class SessionTools {
                 "pid", s.pid() > 0 ? s.pid() : null, "namespace", m.namespace(), "command", m.command(),
                 "owner", m.owner(), "created", java.time.Instant.ofEpochMilli(m.created()).toString(),
                 "last_activity", java.time.Instant.ofEpochMilli(s.lastActivity()).toString(),
-                "bytes", s.bytes(), "exit_code", s.exitCode(), "signal", s.exitSignal(),
+                "bytes", s.bytes(), "exit_code", s.exitCode(), "signal", s.exitSignal(), "ended_by", s.endedBy(),
                 "instance", s.engine() instanceof IrisEngine iris && !iris.instance().isEmpty()
                         ? iris.instance() : null);
     }
@@ -336,6 +337,7 @@ final class SessionTools {
                   "command": {"type": "string"}, "owner": {"type": "string"}, "created": {"type": "string"},
                   "last_activity": {"type": "string"}, "bytes": {"type": "integer"},
                   "exit_code": {"type": "integer"}, "signal": {"type": "string"},
+                  "ended_by": {"type": "string", "description": "idle: the server closed it for its idle timeout"},
                   "instance": {"type": "string", "description": "iris: the IRIS instance that runs the session"}}}}},
                  "required": ["sessions"]}""", (c, a) -> {
             List<Session> found = a.has("session") ? List.of(session(c, a)) : ctx.sessions().list(c.identity());

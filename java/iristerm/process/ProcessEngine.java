@@ -45,6 +45,10 @@ public final class ProcessEngine implements Engine {
     /** how often leftovers are looked for again while waiting for them to end (no event tells of a stranger's exit) */
     private static final long LEFTOVER_POLL_MILLIS = 25;
 
+    /** Set in every session unless its env says otherwise. */
+    static final Map<String, String> NO_PAGER = Map.of("PAGER", "cat", "GIT_PAGER", "cat", "MANPAGER", "cat",
+            "SYSTEMD_PAGER", "cat");
+
     private final Process process;
     private final boolean pty;
     private final PromptRegex prompt;
@@ -70,6 +74,8 @@ public final class ProcessEngine implements Engine {
 
     public static ProcessEngine start(ProcessSpec spec, Pattern prompt, EngineSink sink, String name) {
         Map<String, String> env = new HashMap<>(System.getenv());
+        // an agent reads output, it does not page through it: git log, man, systemctl and psql print at once
+        env.putAll(NO_PAGER);
         env.putAll(spec.env());
         // after the caller's env: the marker by which close finds what this session left running
         String marker = UUID.randomUUID().toString();

@@ -40,6 +40,8 @@ public final class Session implements EngineSink {
     private volatile long lastActivity = System.currentTimeMillis();
     private volatile long endedAt;
     private volatile boolean notify;
+    /** why the server ended the session ("idle"), or null */
+    private volatile String endedBy;
     /** made on the first look at the screen: a session nobody looks at that way costs nothing */
     private TerminalScreen screen;
 
@@ -554,6 +556,22 @@ public final class Session implements EngineSink {
         return a == null ? b : b == null ? a : a + "\n" + b;
     }
 
+    /** Why the server ended this session ("idle"), or null when it did not. */
+    public String endedBy() {
+        return endedBy;
+    }
+
+    /**
+     * Marks the session as ended for its idle timeout, and says so in its output (and so in every read and
+     * its transcript), since the signal its program gets next (HUP) does not tell why.
+     */
+    public void idledOut(java.time.Duration after) {
+        endedBy = "idle";
+        byte[] note = ("\r\n[iris-terminal-mcp: session closed after " + after.toMinutes()
+                + " min with no tool call and no output (idle timeout)]\r\n").getBytes(StandardCharsets.UTF_8);
+        output(note, 0, note.length);
+    }
+
     /** The last line of output as a person would see it; prompt detection looks at this. */
     public String lastLine() {
         return lineBefore(log.end());
@@ -581,6 +599,8 @@ public final class Session implements EngineSink {
 
     @Override
     public void output(byte[] bytes, int offset, int length) {
+        // output is activity: a program that keeps printing (a dev server, a build) is not idle
+        lastActivity = System.currentTimeMillis();
         log.append(bytes, offset, length);
         if (listener != null) {
             listener.output(this);

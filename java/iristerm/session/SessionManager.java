@@ -281,7 +281,8 @@ public final class SessionManager implements AutoCloseable {
         long cutoff = System.currentTimeMillis() - config.idleTimeout().toMillis();
         for (Session s : sessions.values()) {
             if (!s.isExited() && s.endsWithServer() && s.lastActivity() < cutoff) {
-                LOG.info("session {} idle since {}; closing it", s.id(), s.lastActivity());
+                LOG.info("session {} idle since {}; closing it", s.id(), java.time.Instant.ofEpochMilli(s.lastActivity()));
+                s.idledOut(config.idleTimeout());
                 Thread t = new Thread(() -> s.terminate(false, config.defaultGraceMillis()), "idle-close-" + s.id());
                 t.setDaemon(true);
                 t.start();

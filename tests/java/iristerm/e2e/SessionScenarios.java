@@ -437,6 +437,15 @@ abstract class SessionScenarios {
     }
 
     @Test
+    void pagersPrintAtOnceUnlessTheSessionAsksForOne() {
+        Map<String, Object> r = run(openBash(), "echo \"$PAGER|$GIT_PAGER|$MANPAGER\"");
+        assertTrue(((String) r.get("data")).contains("cat|cat|cat"), r::toString);
+        String own = (String) ok(client, "session_open", "command", "bash", "args", List.of("--norc", "--noprofile"),
+                "env", Map.of("PS1", "$ ", "PAGER", "less")).get("session");
+        assertTrue(((String) run(own, "echo \"[$PAGER]\"").get("data")).contains("[less]"));
+    }
+
+    @Test
     void keysByNameReachTheProgramAsATerminalSendsThem() {
         String s = open("command", "cat", "args", List.of("-v"));
         Map<String, Object> r = ok(client, "session_send", "session", s, "keys", List.of("up", "ctrl-a", "f1", "enter"),
