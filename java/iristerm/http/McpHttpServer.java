@@ -138,7 +138,7 @@ public final class McpHttpServer implements AutoCloseable {
             HttpHandler ui) {
         McpJsonMapper json = Json.MCP;
         StreamableCore transport = new StreamableCore(json, config.maxBodyBytes(), config.maxSessionsPerIdentity(),
-                config.sessionIdleTimeout(), nanoClock);
+                config.sessionIdleTimeout(), nanoClock, new CallLanes());
         McpSyncServer mcpServer = null;
         try {
             mcpServer = Objects.requireNonNull(serverFactory.apply(transport), "serverFactory returned null");

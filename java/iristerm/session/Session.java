@@ -27,6 +27,8 @@ public final class Session implements EngineSink {
      * plain pattern over megabytes of output needs milliseconds, and must not be cut off by the clock
      */
     private static final long MIN_PATTERN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** how long a send with no bound of its own (no read after it) waits for its program to take the input */
+    public static final long INPUT_WAIT_MS = 1000;
     private static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(Until.SETTLE_MS);
 
     private final SessionMeta meta;
@@ -133,21 +135,34 @@ public final class Session implements EngineSink {
 
     // ---- input -------------------------------------------------------------------------------
 
-    /** Writes input; returns the log end just before it was written (the mark for a following read). */
+    /**
+     * Input given to a session: the log end just before it was written (the mark for a following read),
+     * and how much of it the program took within the bound.
+     */
+    public record Sent(long mark, Delivery delivery) {
+    }
+
+    /** Writes input, waiting at most {@link #INPUT_WAIT_MS} for the program to take it; returns the mark. */
     public long send(String text, boolean enter, boolean secret) {
+        return send(text, enter, secret, INPUT_WAIT_MS).mark();
+    }
+
+    /** Writes input, waiting at most {@code waitMillis} for the program to take it. */
+    public Sent send(String text, boolean enter, boolean secret, long waitMillis) {
         Engine e = requireLive("send input to");
         long mark = log.end();
         if (secret) {
             log.addSecret(text);
         }
+        Delivery delivery;
         try {
-            e.write(text, enter, secret);
+            delivery = e.write(text, enter, secret, waitMillis);
         } catch (IOException ex) {
             throw new SessionException("session " + id() + " did not take the input (" + ex.getMessage()
                     + "); its process may have ended: check session_read or session_list");
         }
         touch();
-        return mark;
+        return new Sent(mark, delivery);
     }
 
     public void signal(Signal signal) {
