@@ -118,12 +118,16 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
      */
     public StreamableCore(McpJsonMapper json, int maxBodyBytes, int maxSessionsPerIdentity,
             Duration sessionIdleTimeout, LongSupplier nanoClock) {
-        this(json, maxBodyBytes, maxSessionsPerIdentity, sessionIdleTimeout, nanoClock, null);
+        this(json, maxBodyBytes, maxSessionsPerIdentity, sessionIdleTimeout, nanoClock, null,
+                new HeldBytes(HeldBytes.defaultMax()));
     }
 
-    /** As above, running each request on its identity's {@code lanes} (which the core closes when it closes). */
+    /**
+     * As above, running each request on its identity's {@code lanes} (which the core closes when it
+     * closes), the sessions' resumable events counted against {@code held}.
+     */
     StreamableCore(McpJsonMapper json, int maxBodyBytes, int maxSessionsPerIdentity,
-            Duration sessionIdleTimeout, LongSupplier nanoClock, CallLanes lanes) {
+            Duration sessionIdleTimeout, LongSupplier nanoClock, CallLanes lanes, HeldBytes held) {
         if (maxBodyBytes <= 0 || sessionIdleTimeout.isNegative() || sessionIdleTimeout.isZero()) {
             throw new IllegalArgumentException("body cap and session idle timeout must be positive");
         }
@@ -132,7 +136,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         this.sessionIdleTimeout = sessionIdleTimeout;
         this.lanes = lanes;
         this.sessions = new McpSessions(maxSessionsPerIdentity, sessionIdleTimeout, nanoClock, CLOSE_TIMEOUT,
-                RECONNECT_DELAY);
+                RECONNECT_DELAY, held);
     }
 
     @Override
@@ -314,9 +318,17 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             answer.events().closed().thenRun(stream::close);
             connection.start();
             McpTransportContext requestContext = context;
-            Runnable run = () -> stream.handle(request)
-                    .contextWrite(c -> c.put(McpTransportContext.KEY, requestContext))
-                    .subscribe(null, e -> failRequest(answer, e), answer::end);
+            Runnable run = () -> {
+                try {
+                    stream.handle(request)
+                            .contextWrite(c -> c.put(McpTransportContext.KEY, requestContext))
+                            .subscribe(null, e -> failRequest(answer, e), answer::end);
+                } catch (OutOfMemoryError e) {
+                    // Reactor passes the JVM's fatal errors on rather than to the subscriber: the answer
+                    // could not be built, which the client must hear rather than wait for its timeout
+                    failOutOfMemory(answer);
+                }
+            };
             if (lanes == null) {
                 run.run();
                 return;
@@ -333,6 +345,15 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         }
     }
 
+    /** Answers a request whose answer did not fit in the memory the server had left. */
+    private static void failOutOfMemory(RequestStream answer) {
+        log.warn("Request {} {} ran out of memory", LogText.brief(answer.request().method()),
+                LogText.brief(answer.request().id()));
+        answer.fail(new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INTERNAL_ERROR, "The server ran out of "
+                + "memory while answering " + LogText.brief(answer.request().method()) + ". Ask for less at once (a "
+                + "smaller max_bytes, or to_file for large output) or try again later.", null));
+    }
+
     /** Answers a request the server will not complete because it is shutting down. */
     private static void failShuttingDown(RequestStream answer) {
         answer.fail(new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INTERNAL_ERROR, "Server shutting down: "
@@ -345,6 +366,10 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
      * client gets a precise error instead of waiting for its timeout.
      */
     private void failRequest(RequestStream answer, Throwable e) {
+        if (rootCause(e) instanceof OutOfMemoryError) {
+            failOutOfMemory(answer);
+            return;
+        }
         McpSchema.JSONRPCResponse.JSONRPCError error;
         if (e instanceof McpError mcpError && mcpError.getJsonRpcError() != null) {
             error = mcpError.getJsonRpcError();
@@ -515,10 +540,15 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     }
 
     static String rootMessage(Throwable e) {
+        Throwable root = rootCause(e);
+        return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+    }
+
+    private static Throwable rootCause(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        return root;
     }
 }
