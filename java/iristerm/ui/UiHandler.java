@@ -21,7 +21,11 @@ import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Deque;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -53,6 +57,11 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     private final Tokens tokens;
     private final UiAssets assets = new UiAssets();
     private final Semaphore streams = new Semaphore(MAX_STREAMS);
+    /**
+     * the threads of the open streams, by the login cookie they were opened with: sign-out interrupts them; a set
+     * is changed only inside the map's compute for its login, which makes that atomic with the interrupts
+     */
+    private final Map<String, Set<Thread>> streamsByLogin = new ConcurrentHashMap<>();
     private final ExecutorService streamThreads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "ui-stream");
         t.setDaemon(true);
@@ -90,11 +99,12 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             } else if (path.equals(PREFIX + "/signout") && post) {
                 if (sameOrigin(exchange)) {
                     logins.logout(cookie(exchange));
+                    endStreams(cookie(exchange));
                     exchange.getResponseHeaders().add(Headers.SET_COOKIE, cookieHeader("", 0));
                     redirect(exchange, PREFIX + "/login");
                 }
             } else if (path.equals(PREFIX + "/api/sessions") && get) {
-                stream(exchange, out -> listFeed(Viewer.own(identity.get()), out));
+                stream(exchange, (out, until) -> listFeed(Viewer.own(identity.get()), out, until));
             } else {
                 authenticated(exchange, identity.get(), path, get, post);
             }
@@ -113,7 +123,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
                 return;
             }
             long from = resumeAt(exchange, s);
-            stream(exchange, out -> outputFeed(s, from, out));
+            stream(exchange, (out, until) -> outputFeed(s, from, out, until));
         } else if (m.matches() && !m.group(2).equals("output") && post) {
             if (sameOrigin(exchange)) {
                 String id = m.group(1);
@@ -193,9 +203,10 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
 
     // ---- streams ------------------------------------------------------------------------------
 
+    /** One stream's loop: it writes to {@code out} and ends by {@code until} (epoch millis: its login's end). */
     @FunctionalInterface
     private interface Feed {
-        void run(OutputStream out) throws IOException, InterruptedException;
+        void run(OutputStream out, long until) throws IOException, InterruptedException;
     }
 
     private void stream(HttpServerExchange exchange, Feed feed) {
@@ -215,15 +226,33 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         }, () -> feed(exchange, feed));
     }
 
-    /** Runs one view's stream on its own thread; the permit taken for it is given back when it ends. */
+    /**
+     * Runs one view's stream on its own thread, for as long as the login it was opened with lasts (sign-out
+     * interrupts it); the permit taken for it is given back when it ends.
+     */
     private void feed(HttpServerExchange exchange, Feed feed) {
+        String login = tokens == null ? null : cookie(exchange);
+        Thread current = Thread.currentThread();
+        if (login != null) {
+            streamsByLogin.compute(login, (k, threads) -> {
+                Set<Thread> all = threads == null ? new HashSet<>() : threads;
+                all.add(current);
+                return all;
+            });
+        }
         try {
+            // read after registering: a sign-out from now on interrupts this thread, one before it is seen here
+            long until = login == null ? Long.MAX_VALUE : logins.expiresAt(login);
+            if (until <= System.currentTimeMillis()) {
+                send(exchange, UiApi.error(401, "signed out; sign in again"));
+                return;
+            }
             exchange.startBlocking();
             exchange.setStatusCode(200);
             exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, SseFormat.CONTENT_TYPE)
                     .put(Headers.CACHE_CONTROL, "no-store");
             OutputStream out = exchange.getOutputStream();
-            feed.run(out);
+            feed.run(out, until);
         } catch (IOException gone) {
             LOG.debug("a browser view went away: {}", gone.toString());
         } catch (InterruptedException | SessionException closing) {
@@ -232,15 +261,39 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             // e.g. IRIS out of reach while fetching an iris session's output: this view ends, nothing else
             LOG.warn("a browser view's stream failed: {}", e.toString());
         } finally {
+            if (login != null) {
+                // atomic with sign-out's interrupts (the map's lock for the login): no interrupt meant for this
+                // stream comes after the flag is cleared, so none reaches the pooled thread's next stream
+                streamsByLogin.computeIfPresent(login, (k, threads) -> {
+                    threads.remove(current);
+                    return threads.isEmpty() ? null : threads;
+                });
+                Thread.interrupted();
+            }
             streams.release();
             exchange.endExchange();
         }
     }
 
-    private void listFeed(Viewer viewer, OutputStream out) throws IOException, InterruptedException {
+    /** Ends the open streams of a login at once (their threads are interrupted): the browser was signed out. */
+    private void endStreams(String login) {
+        if (login != null) {
+            streamsByLogin.computeIfPresent(login, (k, threads) -> {
+                threads.forEach(Thread::interrupt);
+                return threads;
+            });
+        }
+    }
+
+    /** How long a feed may wait now: a keep-alive interval, or less when its login ends sooner. */
+    private static long waitUntil(long until) {
+        return Math.min(KEEPALIVE_MILLIS, until - System.currentTimeMillis());
+    }
+
+    private void listFeed(Viewer viewer, OutputStream out, long until) throws IOException, InterruptedException {
         String last = null;
         long seen = changes.version();
-        while (!Thread.currentThread().isInterrupted()) {
+        while (!Thread.currentThread().isInterrupted() && waitUntil(until) > 0) {
             // built again after a keep-alive wait too, although the count did not move: last_activity moves with
             // every read and input (no output needed), and an iris session's state with each command queued and
             // each answer fetched from IRIS, none of which counts as a change. It costs this server's memory only
@@ -252,14 +305,14 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             } else {
                 comment(out);
             }
-            seen = UiApi.awaitListChange(changes, seen, KEEPALIVE_MILLIS);
+            seen = UiApi.awaitListChange(changes, seen, Math.max(1, waitUntil(until)));
         }
     }
 
-    private static void outputFeed(Session s, long from, OutputStream out) throws IOException {
+    private static void outputFeed(Session s, long from, OutputStream out, long until) throws IOException {
         long at = from;
-        while (!Thread.currentThread().isInterrupted()) {
-            SessionOutput.Chunk c = SessionOutput.next(s, at, KEEPALIVE_MILLIS);
+        while (!Thread.currentThread().isInterrupted() && waitUntil(until) > 0) {
+            SessionOutput.Chunk c = SessionOutput.next(s, at, Math.max(1, waitUntil(until)));
             if (c.bytes().length == 0 && !c.ended()) {
                 comment(out);
                 continue;

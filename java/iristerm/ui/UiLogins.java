@@ -61,6 +61,12 @@ public final class UiLogins {
         return Optional.of(l.identity());
     }
 
+    /** When the login a cookie value carries ends (epoch millis); 0 when it carries none. */
+    long expiresAt(String cookie) {
+        Login l = cookie == null ? null : logins.get(cookie);
+        return l == null ? 0 : l.expiresAt();
+    }
+
     void logout(String cookie) {
         if (cookie != null) {
             logins.remove(cookie);
