@@ -3,6 +3,7 @@ package iristerm.mcp;
 import iristerm.iris.IrisEngine;
 import iristerm.process.ProcessEngine;
 import iristerm.process.ProcessSpec;
+import iristerm.jsonrpc.Plain;
 import iristerm.session.BoundedRegex;
 import iristerm.session.Delivery;
 import iristerm.session.NotifyTarget;
@@ -134,13 +135,30 @@ final class SessionTools {
                     + " near index " + e.getIndex());
         }
         String cwd = a.string("cwd", Path.of("").toAbsolutePath().toString());
-        ProcessSpec spec = new ProcessSpec(command, args, cwd, a.stringMap("env"), mode.equals("pty"),
+        ProcessSpec spec = new ProcessSpec(command, args, cwd, environment(a), mode.equals("pty"),
                 (int) a.integer("cols", 120, 1, 1000), (int) a.integer("rows", 40, 1, 1000));
         String name = a.string("name", Path.of(command).getFileName().toString());
         SessionMeta template = new SessionMeta(null, "process", name, c.identity(), command, args, cwd, null, mode,
                 promptRegex, 0);
         return ctx.sessions().open(c.identity(), template, true,
                 sink -> ProcessEngine.start(spec, prompt, sink, "session-" + name));
+    }
+
+    /** The caller's env, refused whole when a name or value could not be one of a process's environment. */
+    private static Map<String, String> environment(Args a) {
+        Map<String, String> env = a.stringMap("env");
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            String name = e.getKey();
+            if (name.isEmpty() || name.indexOf('=') >= 0 || name.indexOf('\0') >= 0) {
+                throw new SessionException("'env' names a variable '" + Plain.of(name) + "' that no environment "
+                        + "can hold: a name must not be empty and must hold neither '=' nor a NUL character");
+            }
+            if (e.getValue().indexOf('\0') >= 0) {
+                throw new SessionException("'env." + Plain.of(name) + "' holds a NUL character, which no environment "
+                        + "value can; remove it");
+            }
+        }
+        return env;
     }
 
     // ---- session_send ------------------------------------------------------------------------

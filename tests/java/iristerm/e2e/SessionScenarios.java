@@ -2,6 +2,7 @@ package iristerm.e2e;
 
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
+import iristerm.jsonrpc.PlainWords;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -462,6 +463,16 @@ abstract class SessionScenarios {
         assertTrue(error(client, "session_read", "session", healthy, "to_file", "/etc/passwd")
                 .contains("outside the files root"));
         assertTrue(error(client, "session_open", "command", "no-such-program-xyz").contains("not found"));
+        String eq = error(client, "session_open", "command", "cat", "env", Map.of("A=B", "c"));
+        assertTrue(eq.contains("'A=B'") && eq.contains("neither '='"), eq);
+        String nul = error(client, "session_open", "command", "cat", "env", Map.of("A", "b\u0000c"));
+        assertTrue(nul.contains("'env.A' holds a NUL"), nul);
+        String cols = error(client, "session_open", "command", "cat", "cols", 1e300);
+        assertTrue(cols.contains("'cols' is a number beyond"), cols);
+        PlainWords.assertPlain(cols);
+        String wait = error(client, "session_read", "session", healthy, "wait_ms", 1e20);
+        assertTrue(wait.contains("'wait_ms' is a number beyond"), wait);
+        PlainWords.assertPlain(wait);
         String boom = error(client, "session_signal", "session", healthy, "signal", "BOOM");
         assertTrue(boom.contains("signal") && boom.contains("INT"), boom);
 
