@@ -4,6 +4,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -498,14 +502,19 @@ public final class Session implements EngineSink {
         return result(text, next - cursor, next, end - next, reason, null, join(skipped, waited.note()));
     }
 
+    /**
+     * Writes the pending output to {@code to_file}: into a new file of its own in the same directory,
+     * created exclusively (never through a link of any kind, whatever was put at the path meanwhile),
+     * then renamed over the path, which replaces the name and never writes to what it named.
+     */
     private long spill(ReadRequest r, long cursor, long end) {
         long at = cursor;
+        Path target = r.toFile().toAbsolutePath();
+        Path tmp = null;
         try {
-            Files.createDirectories(r.toFile().toAbsolutePath().getParent());
-            // a link put in place after the path was checked is not followed out of the files root
-            try (OutputStream out = Files.newOutputStream(r.toFile(), java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE,
-                    java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectories(target.getParent());
+            tmp = Files.createTempFile(target.getParent(), ".to_file-", ".tmp");
+            try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                 while (at < end) {
                     OutputLog.Slice s = log.read(at, (int) Math.min(FILE_CHUNK, end - at));
                     if (s.bytes().length == 0) {
@@ -524,9 +533,17 @@ public final class Session implements EngineSink {
                     at = s.from() + len;
                 }
             }
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
+            if (tmp != null) {
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // the write already failed: that is what the caller hears
+                }
+            }
             throw new SessionException("could not write " + r.toFile() + ": " + e.getMessage()
-                    + "; nothing was consumed from the reader beyond what was written");
+                    + "; nothing was consumed from the reader");
         }
         return at;
     }

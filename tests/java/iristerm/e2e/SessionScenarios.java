@@ -449,7 +449,7 @@ abstract class SessionScenarios {
     }
 
     @Test
-    void badInputGetsPreciseErrorsAndHarmsNoOtherSession() {
+    void badInputGetsPreciseErrorsAndHarmsNoOtherSession() throws Exception {
         String healthy = openBash();
         assertTrue(error(client, "session_read", "session", "nope").contains("no session 'nope'"));
         assertTrue(error(client, "session_read", "session", healthy, "until", Map.of("pattern", "(unclosed"))
@@ -462,6 +462,13 @@ abstract class SessionScenarios {
                 .contains("outside the files root"));
         assertTrue(error(client, "session_read", "session", healthy, "to_file", "/etc/passwd")
                 .contains("outside the files root"));
+        Path victim = Files.createTempFile("itm-victim", ".txt");
+        Files.writeString(victim, "victim");
+        Files.createDirectories(dataDir.resolve("files"));
+        Files.createLink(dataDir.resolve("files").resolve("hardlink.txt"), victim);
+        String linked = error(client, "session_read", "session", healthy, "to_file", "hardlink.txt");
+        assertTrue(linked.contains("other names (hard links)"), linked);
+        assertEquals("victim", Files.readString(victim), "to_file wrote through a hard link");
         assertTrue(error(client, "session_open", "command", "no-such-program-xyz").contains("not found"));
         String eq = error(client, "session_open", "command", "cat", "env", Map.of("A=B", "c"));
         assertTrue(eq.contains("'A=B'") && eq.contains("neither '='"), eq);
