@@ -43,10 +43,13 @@ import java.util.regex.Matcher;
 public final class UiHandler implements HttpHandler, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(UiHandler.class);
     public static final String PREFIX = "/ui";
-    /** an idle stream gets a comment this often, which also notices a browser that went away */
-    private static final long KEEPALIVE_MILLIS = 15_000;
-    /** streams open at once, all browsers together; each holds a thread */
-    private static final int MAX_STREAMS = 64;
+    /**
+     * an idle stream gets a comment this often, which also notices a browser that went away: the write after
+     * the one that met the closed connection fails, so a gone browser's stream and permit go within two of these
+     */
+    private static final long KEEPALIVE_MILLIS = 2_000;
+    /** streams one identity's browsers may hold open at once; each holds a thread */
+    static final int MAX_STREAMS_PER_IDENTITY = 32;
     private static final int MAX_FORM_BYTES = 4096;
     /** how long closing waits for the stream threads it interrupted */
     private static final long STOP_MILLIS = 2_000;
@@ -56,7 +59,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     private final UiLogins logins;
     private final Tokens tokens;
     private final UiAssets assets = new UiAssets();
-    private final Semaphore streams = new Semaphore(MAX_STREAMS);
+    private final Map<String, Semaphore> streams = new ConcurrentHashMap<>();
     /**
      * the threads of the open streams, by the login cookie they were opened with: sign-out interrupts them; a set
      * is changed only inside the map's compute for its login, which makes that atomic with the interrupts
@@ -104,7 +107,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
                     redirect(exchange, PREFIX + "/login");
                 }
             } else if (path.equals(PREFIX + "/api/sessions") && get) {
-                stream(exchange, (out, until) -> listFeed(Viewer.own(identity.get()), out, until));
+                stream(exchange, identity.get(), (out, until) -> listFeed(Viewer.own(identity.get()), out, until));
             } else {
                 authenticated(exchange, identity.get(), path, get, post);
             }
@@ -123,7 +126,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
                 return;
             }
             long from = resumeAt(exchange, s);
-            stream(exchange, (out, until) -> outputFeed(s, from, out, until));
+            stream(exchange, identity, (out, until) -> outputFeed(s, from, out, until));
         } else if (m.matches() && !m.group(2).equals("output") && post) {
             if (sameOrigin(exchange)) {
                 String id = m.group(1);
@@ -165,6 +168,13 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     }
 
     private void signIn(HttpServerExchange exchange, Optional<String> identity) {
+        long wait = identity.isEmpty() ? logins.refusalWait() : logins.signInWait(identity.get());
+        if (wait > 0) {
+            LOG.info("browser sign-in refused: too many attempts{}", identity.map(i -> " as " + i).orElse(""));
+            send(exchange, UiApi.error(429, "too many sign-ins; try again in " + wait + " s")
+                    .with("Retry-After", Long.toString(wait)));
+            return;
+        }
         if (identity.isEmpty()) {
             LOG.info("browser sign-in refused (unknown or spent code, or wrong token)");
             page(exchange, 401, "/ui/login");
@@ -209,9 +219,11 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         void run(OutputStream out, long until) throws IOException, InterruptedException;
     }
 
-    private void stream(HttpServerExchange exchange, Feed feed) {
-        if (!streams.tryAcquire()) {
-            send(exchange, UiApi.error(503, "too many open views (" + MAX_STREAMS + "); close a browser tab and reload"));
+    private void stream(HttpServerExchange exchange, String identity, Feed feed) {
+        Semaphore permits = streams.computeIfAbsent(identity, k -> new Semaphore(MAX_STREAMS_PER_IDENTITY));
+        if (!permits.tryAcquire()) {
+            send(exchange, UiApi.error(503, "too many open views (" + MAX_STREAMS_PER_IDENTITY + " per identity); "
+                    + "close a browser tab and reload"));
             return;
         }
         // Undertow hands the task to the executor only after this handler returns, and answers a refusal
@@ -220,17 +232,17 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             try {
                 streamThreads.execute(task);
             } catch (RejectedExecutionException stopping) {
-                streams.release();
+                permits.release();
                 throw stopping;
             }
-        }, () -> feed(exchange, feed));
+        }, () -> feed(exchange, permits, feed));
     }
 
     /**
      * Runs one view's stream on its own thread, for as long as the login it was opened with lasts (sign-out
      * interrupts it); the permit taken for it is given back when it ends.
      */
-    private void feed(HttpServerExchange exchange, Feed feed) {
+    private void feed(HttpServerExchange exchange, Semaphore permits, Feed feed) {
         String login = tokens == null ? null : cookie(exchange);
         Thread current = Thread.currentThread();
         if (login != null) {
@@ -270,7 +282,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
                 });
                 Thread.interrupted();
             }
-            streams.release();
+            permits.release();
             exchange.endExchange();
         }
     }
