@@ -39,11 +39,17 @@ final class CommonOptions {
     int tailBytes;
 
     @Option(names = "--max-transcript-bytes", paramLabel = "N",
-            defaultValue = "${env:IRIS_TERMINAL_MAX_TRANSCRIPT_BYTES:-0}",
+            defaultValue = "${env:IRIS_TERMINAL_MAX_TRANSCRIPT_BYTES:-67108864}",
             description = "Output a session's transcript keeps; later output is held in memory only (--tail-bytes) "
                     + "and the transcript ends with a note. 0: no limit (env IRIS_TERMINAL_MAX_TRANSCRIPT_BYTES; "
                     + "default: ${DEFAULT-VALUE}).")
     long maxTranscriptBytes;
+
+    @Option(names = "--max-data-bytes", paramLabel = "N", defaultValue = "${env:IRIS_TERMINAL_MAX_DATA_BYTES:-1073741824}",
+            description = "Output all transcripts in the data directory keep together; past it the oldest ended "
+                    + "sessions are removed, and when only live ones are left, their later output is held in memory "
+                    + "only. 0: no limit (env IRIS_TERMINAL_MAX_DATA_BYTES; default: ${DEFAULT-VALUE}).")
+    long maxDataBytes;
 
     @Option(names = "--max-input-bytes", paramLabel = "N", defaultValue = "${env:IRIS_TERMINAL_MAX_INPUT_BYTES:-1048576}",
             description = "Largest text one session_send may carry (env IRIS_TERMINAL_MAX_INPUT_BYTES; default: ${DEFAULT-VALUE}).")
@@ -75,9 +81,11 @@ final class CommonOptions {
         require(tailBytes >= 4096, "--tail-bytes must be at least 4096");
         require(maxHistory >= 0, "--max-history must not be negative");
         require(maxTranscriptBytes >= 0, "--max-transcript-bytes must not be negative (0: no limit)");
+        require(maxDataBytes >= 0, "--max-data-bytes must not be negative (0: no limit)");
         return new SessionManager(new SessionManager.Config(dataDir, tailBytes, maxSessions,
                 Duration.ofSeconds(idleTimeoutSeconds), maxHistory, GRACE_MILLIS,
-                maxTranscriptBytes == 0 ? Long.MAX_VALUE : maxTranscriptBytes));
+                maxTranscriptBytes == 0 ? Long.MAX_VALUE : maxTranscriptBytes,
+                maxDataBytes == 0 ? Long.MAX_VALUE : maxDataBytes));
     }
 
     Limits limits() {

@@ -65,6 +65,12 @@ final class ServeCommand implements Callable<Integer> {
             description = "Largest request body (env IRIS_TERMINAL_MAX_BODY_BYTES; default: ${DEFAULT-VALUE}).")
     int maxBodyBytes;
 
+    @Option(names = "--max-held-bytes", paramLabel = "N", defaultValue = "${env:IRIS_TERMINAL_MAX_HELD_BYTES:-0}",
+            description = "Memory for the events all MCP sessions keep so that clients can resume streams; the "
+                    + "identity holding the most loses its oldest first (env IRIS_TERMINAL_MAX_HELD_BYTES; "
+                    + "default 0: a quarter of the JVM's maximum heap).")
+    long maxHeldBytes;
+
     @Option(names = "--mcp-session-idle", paramLabel = "SECONDS", defaultValue = "${env:IRIS_TERMINAL_MCP_SESSION_IDLE:-1800}",
             description = "Close MCP sessions (not terminal sessions) idle this long (default: ${DEFAULT-VALUE}).")
     long mcpSessionIdleSeconds;
@@ -162,6 +168,7 @@ final class ServeCommand implements Callable<Integer> {
         System.setErr(LineCappedOutput.wrap(System.err));
         CommonOptions.require(maxBodyBytes >= 1, "--max-body-bytes must be at least 1");
         CommonOptions.require(maxMcpSessions >= 1, "--max-mcp-sessions must be at least 1");
+        CommonOptions.require(maxHeldBytes >= 0, "--max-held-bytes must be 0 (a quarter of the heap) or more");
         CommonOptions.require(mcpSessionIdleSeconds >= 1, "--mcp-session-idle must be at least 1 second");
         CommonOptions.require(headerTimeoutSeconds >= 1 && headerTimeoutSeconds <= MAX_TIMEOUT_SECONDS,
                 "--header-timeout must be 1 to " + MAX_TIMEOUT_SECONDS + " seconds");
@@ -201,7 +208,8 @@ final class ServeCommand implements Callable<Integer> {
                             OriginPolicy.forListenHost(host, allowOrigins == null ? List.of() : allowOrigins),
                             noAuth, maxBodyBytes, maxMcpSessions,
                             Duration.ofSeconds(mcpSessionIdleSeconds), McpHttpServer.DEFAULT_KEEP_ALIVE,
-                            Duration.ofSeconds(headerTimeoutSeconds), Duration.ofSeconds(connectionIdleSeconds)),
+                            Duration.ofSeconds(headerTimeoutSeconds), Duration.ofSeconds(connectionIdleSeconds),
+                            maxHeldBytes > 0 ? maxHeldBytes : McpHttpServer.defaultMaxHeldBytes()),
                     transport -> runtime.assembly.build(transport, false), ui);
         } catch (RuntimeException e) {
             ui.close();

@@ -25,8 +25,8 @@ final class EventLog {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    /** One event as sent: its stream, its position on that stream, and its data. */
-    record Event(long stream, long position, String id, String data, int bytes) {
+    /** One event as sent: its stream, its position on that stream, its data, and when it was held (server-wide). */
+    record Event(long stream, long position, String id, String data, int bytes, long sequence) {
     }
 
     /** Where a {@code Last-Event-ID} points, or why it cannot be resumed from. */
@@ -52,6 +52,7 @@ final class EventLog {
 
     private final int maxEvents;
     private final long maxBytes;
+    private final HeldBytes.Account account;
     private final String tag;
     private final Deque<Event> events = new ArrayDeque<>();
     /** Next position per stream still known; a stream is forgotten once it ended and none of its events is held. */
@@ -62,13 +63,23 @@ final class EventLog {
     private final Map<Long, Integer> held = new HashMap<>();
     private long nextStream;
     private long bytes;
+    /** the session has ended: events still sent (a request finishing) are no longer held */
+    private boolean released;
 
+    /** A log bound by its own limits only. */
     EventLog(int maxEvents, long maxBytes) {
+        this(maxEvents, maxBytes, new HeldBytes(Long.MAX_VALUE).account(""));
+    }
+
+    /** A log that also counts what it holds against {@code account}'s server-wide budget, until {@link #release}d. */
+    EventLog(int maxEvents, long maxBytes, HeldBytes.Account account) {
         if (maxEvents < 1 || maxBytes < 1) {
             throw new IllegalArgumentException("event buffer bounds must be positive");
         }
         this.maxEvents = maxEvents;
         this.maxBytes = maxBytes;
+        this.account = account;
+        account.hold(this);
         byte[] random = new byte[6];
         RANDOM.nextBytes(random);
         this.tag = HexFormat.of().formatHex(random);
@@ -86,18 +97,55 @@ final class EventLog {
         return idOf(stream, advance(stream));
     }
 
-    /** Records {@code data} as the next event of {@code stream}, evicting the oldest beyond the bounds. */
-    synchronized Event append(long stream, String data) {
+    /**
+     * Records {@code data} as the next event of {@code stream}, evicting the oldest beyond the bounds;
+     * then, outside this log's lock, the server-wide budget is enforced (see {@link HeldBytes}).
+     */
+    Event append(long stream, String data) {
+        Event event = hold(stream, data);
+        account.enforce();
+        return event;
+    }
+
+    private synchronized Event hold(long stream, String data) {
         long position = advance(stream);
         Event event = new Event(stream, position, idOf(stream, position), data,
-                data.getBytes(StandardCharsets.UTF_8).length);
+                data.getBytes(StandardCharsets.UTF_8).length, account.nextSequence());
+        if (released) {
+            return event;
+        }
         events.addLast(event);
         held.merge(stream, 1, Integer::sum);
         bytes += event.bytes();
+        account.add(event.bytes());
         while (events.size() > maxEvents || bytes > maxBytes) {
             evictOldest();
         }
         return event;
+    }
+
+    /** When the oldest held event was held (see {@link Event#sequence}); Long.MAX_VALUE when none is. */
+    synchronized long oldestSequence() {
+        Event oldest = events.peekFirst();
+        return oldest == null ? Long.MAX_VALUE : oldest.sequence();
+    }
+
+    /** Evicts the oldest held event, for the server-wide budget; false when none is held. */
+    synchronized boolean dropOldest() {
+        if (events.isEmpty()) {
+            return false;
+        }
+        evictOldest();
+        return true;
+    }
+
+    /** The session has ended: every held event is given back to the budget. */
+    synchronized void release() {
+        released = true;
+        while (!events.isEmpty()) {
+            evictOldest();
+        }
+        account.release(this);
     }
 
     /** No more events will come on {@code stream}; it is forgotten once none of its events is held. */
@@ -131,7 +179,7 @@ final class EventLog {
         if (evictedAfter(stream, position)) {
             return new Evicted("events after Last-Event-ID " + LogText.brief(lastEventId)
                     + " have left the buffer (it holds a session's last " + maxEvents + " events, at most "
-                    + maxBytes + " bytes)");
+                    + maxBytes + " bytes, and fewer when the server's memory budget for all clients is used up)");
         }
         return new Position(stream, position);
     }
@@ -186,6 +234,7 @@ final class EventLog {
     private void evictOldest() {
         Event oldest = events.removeFirst();
         bytes -= oldest.bytes();
+        account.add(-oldest.bytes());
         lastEvicted.put(oldest.stream(), oldest.position());
         held.computeIfPresent(oldest.stream(), (stream, count) -> count == 1 ? null : count - 1);
         forgetIfDone(oldest.stream());

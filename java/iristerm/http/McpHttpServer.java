@@ -52,10 +52,11 @@ public final class McpHttpServer implements AutoCloseable {
      * @param keepAliveInterval  how often an idle SSE stream gets a comment line (and a dead client is noticed)
      * @param headerTimeout      a connection that has begun a request must complete its headers within this
      * @param connectionIdleTimeout a connection with no request under way and none begun is closed after this
+     * @param maxHeldBytes       the events all MCP sessions together keep for resuming streams (see {@link HeldBytes})
      */
     public record Config(String host, int port, Tokens tokens, OriginPolicy originPolicy, boolean noAuth,
             int maxBodyBytes, int maxSessionsPerIdentity, Duration sessionIdleTimeout, Duration keepAliveInterval,
-            Duration headerTimeout, Duration connectionIdleTimeout) {
+            Duration headerTimeout, Duration connectionIdleTimeout, long maxHeldBytes) {
 
         public Config {
             Objects.requireNonNull(host, "host");
@@ -69,6 +70,9 @@ public final class McpHttpServer implements AutoCloseable {
             if (maxSessionsPerIdentity <= 0) {
                 throw new IllegalArgumentException("maxSessionsPerIdentity must be positive, was "
                         + maxSessionsPerIdentity);
+            }
+            if (maxHeldBytes <= 0) {
+                throw new IllegalArgumentException("maxHeldBytes must be positive, was " + maxHeldBytes);
             }
             requirePositive(sessionIdleTimeout, "sessionIdleTimeout");
             requirePositive(keepAliveInterval, "keepAliveInterval");
@@ -138,7 +142,7 @@ public final class McpHttpServer implements AutoCloseable {
             HttpHandler ui) {
         McpJsonMapper json = Json.MCP;
         StreamableCore transport = new StreamableCore(json, config.maxBodyBytes(), config.maxSessionsPerIdentity(),
-                config.sessionIdleTimeout(), nanoClock);
+                config.sessionIdleTimeout(), nanoClock, new CallLanes(), new HeldBytes(config.maxHeldBytes()));
         McpSyncServer mcpServer = null;
         try {
             mcpServer = Objects.requireNonNull(serverFactory.apply(transport), "serverFactory returned null");
@@ -187,6 +191,11 @@ public final class McpHttpServer implements AutoCloseable {
             transport.closeGracefully().block();
             throw e;
         }
+    }
+
+    /** The memory all MCP sessions' resumable events may take when nothing else is said: a quarter of the heap. */
+    public static long defaultMaxHeldBytes() {
+        return HeldBytes.defaultMax();
     }
 
     /**

@@ -41,10 +41,15 @@ final class McpSessions {
     private final LongSupplier nanoClock;
     private final Duration closeTimeout;
     private final Duration retry;
+    private final HeldBytes held;
     private final ScheduledExecutorService sweeper;
 
-    /** @param retry the reconnection delay the sessions' priming events ask clients for */
-    McpSessions(int maxPerOwner, Duration idleTimeout, LongSupplier nanoClock, Duration closeTimeout, Duration retry) {
+    /**
+     * @param retry the reconnection delay the sessions' priming events ask clients for
+     * @param held  the server-wide budget the sessions' resumable events count against
+     */
+    McpSessions(int maxPerOwner, Duration idleTimeout, LongSupplier nanoClock, Duration closeTimeout, Duration retry,
+            HeldBytes held) {
         if (maxPerOwner < 1) {
             throw new IllegalArgumentException("sessions per identity must be at least 1, was " + maxPerOwner);
         }
@@ -53,6 +58,7 @@ final class McpSessions {
         this.nanoClock = nanoClock;
         this.closeTimeout = closeTimeout;
         this.retry = retry;
+        this.held = held;
         this.sweeper = Executors.newSingleThreadScheduledExecutor(task -> {
             Thread thread = new Thread(task, "mcp-session-sweeper");
             thread.setDaemon(true);
@@ -83,7 +89,7 @@ final class McpSessions {
         }
         McpStreamableServerSession.McpStreamableServerSessionInit init = start.get();
         Entry entry = new Entry(init.session(), owner, new AtomicLong(nanoClock.getAsLong()),
-                new SessionStreams(retry));
+                new SessionStreams(retry, held.account(owner)));
         sessions.put(init.session().getId(), entry);
         perOwner.merge(owner, 1, Integer::sum);
         return new Opened(entry, init.initResult());
@@ -112,6 +118,7 @@ final class McpSessions {
             return false;
         }
         perOwner.computeIfPresent(entry.owner(), (owner, count) -> count == 1 ? null : count - 1);
+        entry.streams().release();
         return true;
     }
 
@@ -127,6 +134,7 @@ final class McpSessions {
     synchronized List<Entry> drain() {
         sweeper.shutdownNow();
         List<Entry> open = new ArrayList<>(sessions.values());
+        open.forEach(entry -> entry.streams().release());
         sessions.clear();
         perOwner.clear();
         return open;

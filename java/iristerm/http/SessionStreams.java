@@ -19,15 +19,24 @@ final class SessionStreams {
     /** First protocol version whose clients expect priming events (SEP-1699); older ones may fail on empty data. */
     private static final String PRIMING_SINCE = "2025-11-25";
 
-    private final EventLog log = new EventLog(BUFFER_EVENTS, BUFFER_BYTES);
+    private final EventLog log;
     private final Map<Long, ResumableStream> open = new ConcurrentHashMap<>();
     private final AtomicInteger connections = new AtomicInteger();
     private final Duration retry;
     private volatile boolean primed;
 
-    /** @param retry the reconnection delay sent with priming events */
-    SessionStreams(Duration retry) {
+    /**
+     * @param retry   the reconnection delay sent with priming events
+     * @param account the server-wide budget the held events count against (the session owner's share)
+     */
+    SessionStreams(Duration retry, HeldBytes.Account account) {
         this.retry = retry;
+        this.log = new EventLog(BUFFER_EVENTS, BUFFER_BYTES, account);
+    }
+
+    /** The MCP session has ended: its held events are given back to the budget. */
+    void release() {
+        log.release();
     }
 
     /** Records the protocol version initialize agreed on; from 2025-11-25 on, streams are primed. */

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
@@ -43,10 +44,11 @@ import reactor.core.publisher.Mono;
  * number of sessions; sessions nobody uses are closed after an idle timeout. At shutdown, requests
  * still running after a short grace are answered with an error rather than left unanswered.
  *
- * <p>A request is handled on the thread that calls {@link #handle}, or on the thread that completes
- * the SDK's work, never on one of the core's own (its one thread only closes idle sessions): with a
- * server built for immediate execution, a request is handled to its end on the caller's thread,
- * which the IRIS-hosted bridge relies on.
+ * <p>Without {@link CallLanes}, a request is handled on the thread that calls {@link #handle}, or on
+ * the thread that completes the SDK's work: with a server built for immediate execution, to its end
+ * on the caller's thread, which the IRIS-hosted bridge relies on. With them (the standalone server),
+ * a request that the SDK answers runs on a thread of its identity's lanes, so that no identity's
+ * calls wait for another's and session_close and session_signal never wait behind other calls.
  *
  * <p>Where the exchange streams (Undertow), streams are resumable (2025-11-25, SEP-1699): every
  * event has an id naming the MCP session's log, the stream and the position on it; each stream
@@ -95,6 +97,8 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     private final int maxBodyBytes;
     private final Duration sessionIdleTimeout;
     private final McpSessions sessions;
+    /** the threads requests run on; null: the thread that hands them in (IRIS-hosted) */
+    private final CallLanes lanes;
     private final Set<EventStream> streams = ConcurrentHashMap.newKeySet();
     private final Set<RequestStream> requests = ConcurrentHashMap.newKeySet();
     private volatile McpStreamableServerSession.Factory sessionFactory;
@@ -114,14 +118,25 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
      */
     public StreamableCore(McpJsonMapper json, int maxBodyBytes, int maxSessionsPerIdentity,
             Duration sessionIdleTimeout, LongSupplier nanoClock) {
+        this(json, maxBodyBytes, maxSessionsPerIdentity, sessionIdleTimeout, nanoClock, null,
+                new HeldBytes(HeldBytes.defaultMax()));
+    }
+
+    /**
+     * As above, running each request on its identity's {@code lanes} (which the core closes when it
+     * closes), the sessions' resumable events counted against {@code held}.
+     */
+    StreamableCore(McpJsonMapper json, int maxBodyBytes, int maxSessionsPerIdentity,
+            Duration sessionIdleTimeout, LongSupplier nanoClock, CallLanes lanes, HeldBytes held) {
         if (maxBodyBytes <= 0 || sessionIdleTimeout.isNegative() || sessionIdleTimeout.isZero()) {
             throw new IllegalArgumentException("body cap and session idle timeout must be positive");
         }
         this.json = json;
         this.maxBodyBytes = maxBodyBytes;
         this.sessionIdleTimeout = sessionIdleTimeout;
+        this.lanes = lanes;
         this.sessions = new McpSessions(maxSessionsPerIdentity, sessionIdleTimeout, nanoClock, CLOSE_TIMEOUT,
-                RECONNECT_DELAY);
+                RECONNECT_DELAY, held);
     }
 
     @Override
@@ -172,6 +187,9 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                     .onErrorResume(TimeoutException.class, e -> Mono.empty())
                     .then(Mono.defer(() -> {
                         requests.forEach(StreamableCore::failShuttingDown);
+                        if (lanes != null) {
+                            lanes.close();
+                        }
                         return closeSessionsAndStreams();
                     }));
         });
@@ -300,14 +318,40 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             answer.events().closed().thenRun(stream::close);
             connection.start();
             McpTransportContext requestContext = context;
-            stream.handle(request)
-                    .contextWrite(c -> c.put(McpTransportContext.KEY, requestContext))
-                    .subscribe(null, e -> failRequest(answer, e), answer::end);
+            Runnable run = () -> {
+                try {
+                    stream.handle(request)
+                            .contextWrite(c -> c.put(McpTransportContext.KEY, requestContext))
+                            .subscribe(null, e -> failRequest(answer, e), answer::end);
+                } catch (OutOfMemoryError e) {
+                    // Reactor passes the JVM's fatal errors on rather than to the subscriber: the answer
+                    // could not be built, which the client must hear rather than wait for its timeout
+                    failOutOfMemory(answer);
+                }
+            };
+            if (lanes == null) {
+                run.run();
+                return;
+            }
+            try {
+                lanes.laneFor(identity, request).execute(run);
+            } catch (RejectedExecutionException e) {
+                failShuttingDown(answer);
+            }
         } else if (message instanceof McpSchema.JSONRPCNotification notification) {
             respondWhenDone(exchange, session.mcp().accept(notification), context, 202);
         } else if (message instanceof McpSchema.JSONRPCResponse response) {
             respondWhenDone(exchange, session.mcp().accept(response), context, 202);
         }
+    }
+
+    /** Answers a request whose answer did not fit in the memory the server had left. */
+    private static void failOutOfMemory(RequestStream answer) {
+        log.warn("Request {} {} ran out of memory", LogText.brief(answer.request().method()),
+                LogText.brief(answer.request().id()));
+        answer.fail(new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INTERNAL_ERROR, "The server ran out of "
+                + "memory while answering " + LogText.brief(answer.request().method()) + ". Ask for less at once (a "
+                + "smaller max_bytes, or to_file for large output) or try again later.", null));
     }
 
     /** Answers a request the server will not complete because it is shutting down. */
@@ -322,6 +366,10 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
      * client gets a precise error instead of waiting for its timeout.
      */
     private void failRequest(RequestStream answer, Throwable e) {
+        if (rootCause(e) instanceof OutOfMemoryError) {
+            failOutOfMemory(answer);
+            return;
+        }
         McpSchema.JSONRPCResponse.JSONRPCError error;
         if (e instanceof McpError mcpError && mcpError.getJsonRpcError() != null) {
             error = mcpError.getJsonRpcError();
@@ -492,10 +540,15 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     }
 
     static String rootMessage(Throwable e) {
+        Throwable root = rootCause(e);
+        return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+    }
+
+    private static Throwable rootCause(Throwable e) {
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        return root;
     }
 }

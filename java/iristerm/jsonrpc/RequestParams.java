@@ -43,6 +43,10 @@ public final class RequestParams {
                     "send {\"name\": \"<tool>\", \"arguments\": {…}}; tools/list names the tools"),
             McpSchema.METHOD_RESOURCES_READ, Rule.converted(McpSchema.ReadResourceRequest.class, List.of("uri"),
                     "send {\"uri\": \"iris-terminal://sessions/<session>/transcript\"}"),
+            McpSchema.METHOD_COMPLETION_COMPLETE, Rule.converted(McpSchema.CompleteRequest.class,
+                    List.of("ref", "argument"), "send {\"ref\": {\"type\": \"ref/resource\", \"uri\": "
+                            + "\"iris-terminal://sessions/{session}/transcript\"}, \"argument\": {\"name\": "
+                            + "\"session\", \"value\": \"<the start of an id or name>\"}}"),
             McpSchema.METHOD_LOGGING_SET_LEVEL, Rule.converted(McpSchema.SetLevelRequest.class, List.of("level"),
                     "\"level\" is one of " + String.join(", ", LEVELS)),
             McpSchema.METHOD_TOOLS_LIST, PAGINATED,

@@ -7,6 +7,7 @@ import iristerm.session.Until;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -83,7 +84,15 @@ final class ReadOptions {
             if (!realParent.startsWith(realRoot) || (Files.isSymbolicLink(p))) {
                 throw outside(given, realRoot);
             }
-            return realParent.resolve(p.getFileName());
+            Path file = realParent.resolve(p.getFileName());
+            // another name of the same file (a hard link) may lie outside the root: replacing this one is
+            // safe (the output goes to a new file), but the caller likely meant that file, so say so
+            if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)
+                    && (Integer) Files.getAttribute(file, "unix:nlink", LinkOption.NOFOLLOW_LINKS) > 1) {
+                throw new SessionException("'to_file' " + given + " names a file that has other names (hard links), "
+                        + "which are not replaced; give a new name, or remove the other links first");
+            }
+            return file;
         } catch (IOException e) {
             throw new SessionException("cannot prepare 'to_file' " + given + ": " + e.getMessage());
         }

@@ -104,28 +104,30 @@ public final class ServerAssembly implements AutoCloseable {
     public McpSyncServer build(StdioTransport transport) {
         this.transport = transport;
         this.pushes = true;
-        return configure(McpServer.sync(transport), true);
+        return configure(McpServer.sync(transport));
     }
 
     /**
-     * Streamable HTTP, standalone (Undertow) or hosted (IRIS). A {@code buffered} transport answers
-     * each request completely before its call returns (the hosted bridge): every tool runs on the
-     * calling thread (immediate execution), and nothing can be pushed to the client afterwards, so
-     * {@code notify} is refused there.
+     * Streamable HTTP, standalone (Undertow) or hosted (IRIS). Every tool runs on the thread the
+     * transport hands its request in on (immediate execution): the standalone transport runs each
+     * identity's calls on threads of that identity's, so that no call waits for another identity's; the
+     * hosted one on the calling thread, the only one that may call back into IRIS. A {@code buffered}
+     * transport answers each request completely before its call returns (the hosted bridge), so
+     * nothing can be pushed to the client afterwards and {@code notify} is refused there.
      */
     public McpSyncServer build(McpStreamableServerTransportProvider transport, boolean buffered) {
         this.transport = transport;
         this.pushes = !buffered;
-        return configure(McpServer.sync(transport), buffered);
+        return configure(McpServer.sync(transport));
     }
 
-    private McpSyncServer configure(McpServer.SyncSpecification<?> spec, boolean immediate) {
+    private McpSyncServer configure(McpServer.SyncSpecification<?> spec) {
         ToolSchemas schemas = new ToolSchemas(Json.MAPPER);
         spec.serverInfo(NAME, Version.current())
                 .jsonMapper(Json.MCP)
                 .jsonSchemaValidator(schemas)
                 .instructions(INSTRUCTIONS)
-                .immediateExecution(immediate)
+                .immediateExecution(true)
                 .capabilities(CAPABILITIES);
         for (ToolSpec t : tools) {
             McpServerFeatures.SyncToolSpecification tool = toolSpecification(t);

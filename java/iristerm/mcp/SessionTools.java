@@ -3,8 +3,10 @@ package iristerm.mcp;
 import iristerm.iris.IrisEngine;
 import iristerm.process.ProcessEngine;
 import iristerm.process.ProcessSpec;
+import iristerm.jsonrpc.Plain;
 import iristerm.session.BoundedRegex;
 import iristerm.session.NamedKeys;
+import iristerm.session.Delivery;
 import iristerm.session.NotifyTarget;
 import iristerm.session.ReadRequest;
 import iristerm.session.ReadResult;
@@ -20,6 +22,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -135,13 +138,30 @@ final class SessionTools {
                     + " near index " + e.getIndex());
         }
         String cwd = a.string("cwd", Path.of("").toAbsolutePath().toString());
-        ProcessSpec spec = new ProcessSpec(command, args, cwd, a.stringMap("env"), mode.equals("pty"),
+        ProcessSpec spec = new ProcessSpec(command, args, cwd, environment(a), mode.equals("pty"),
                 (int) a.integer("cols", 120, 1, 1000), (int) a.integer("rows", 40, 1, 1000));
         String name = a.string("name", Path.of(command).getFileName().toString());
         SessionMeta template = new SessionMeta(null, "process", name, c.identity(), command, args, cwd, null, mode,
                 promptRegex, 0);
         return ctx.sessions().open(c.identity(), template, true,
                 sink -> ProcessEngine.start(spec, prompt, sink, "session-" + name));
+    }
+
+    /** The caller's env, refused whole when a name or value could not be one of a process's environment. */
+    private static Map<String, String> environment(Args a) {
+        Map<String, String> env = a.stringMap("env");
+        for (Map.Entry<String, String> e : env.entrySet()) {
+            String name = e.getKey();
+            if (name.isEmpty() || name.indexOf('=') >= 0 || name.indexOf('\0') >= 0) {
+                throw new SessionException("'env' names a variable '" + Plain.of(name) + "' that no environment "
+                        + "can hold: a name must not be empty and must hold neither '=' nor a NUL character");
+            }
+            if (e.getValue().indexOf('\0') >= 0) {
+                throw new SessionException("'env." + Plain.of(name) + "' holds a NUL character, which no environment "
+                        + "value can; remove it");
+            }
+        }
+        return env;
     }
 
     // ---- session_send ------------------------------------------------------------------------
@@ -166,7 +186,8 @@ final class SessionTools {
                 %s
                 }, "required": ["session"], "additionalProperties": false}""".formatted(Results.READ_INPUT_PROPERTIES), """
                 {"type": "object", "properties": {
-                  "written": {"type": "integer", "description": "bytes written to the session"},
+                  "written": {"type": "integer", "description": "bytes the program was given within the call's wait"},
+                  "queued": {"type": "integer", "description": "bytes of this input still waiting for the program to read them (present only then)"},
                 %s
                 }, "required": ["written"]}""".formatted(Results.READ_PROPERTIES), (c, a) -> {
             Session s = session(c, a);
@@ -185,16 +206,30 @@ final class SessionTools {
             boolean enter = a.bool("enter", keyNames.isEmpty());
             ReadRequest read = a.integer("wait_ms", 0, 0, ctx.limits().maxWaitMillis()) > 0
                     ? ReadOptions.parse(a, ctx.limits(), 0) : null;
-            long mark = s.send(text, enter, a.bool("secret", false));
-            int written = size + (enter ? 1 : 0);
+            long bound = read != null ? read.waitMs() : Math.min(Session.INPUT_WAIT_MS, ctx.limits().maxWaitMillis());
+            long start = System.nanoTime();
+            Session.Sent sent = s.send(text, enter, a.bool("secret", false), bound);
+            Delivery d = sent.delivery();
+            String stuck = d.queued() == 0 ? null : "The program has not taken all of its input within "
+                    + bound + " ms: " + d.written() + " of " + d.total() + " bytes were written, and the other "
+                    + d.queued() + " wait in the session's input queue and go in as it reads. If it is not reading "
+                    + "(busy, stopped, or waiting for something else), interrupt it (session_signal INT) or close "
+                    + "the session; later input is queued behind this.";
+            Map<String, Object> out = Results.map("written", d.written(), "queued", d.queued() == 0 ? null : d.queued());
             if (read == null) {
-                return new Answer(Results.map("written", written), "sent " + written + " bytes");
+                if (stuck != null) {
+                    out.put("hint", stuck);
+                }
+                return new Answer(out, "sent " + d.written() + " bytes" + (stuck == null ? "" : "\n" + stuck));
             }
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             ReadResult r;
             try (CallProgress.Watch w = c.progress().watch(s)) {
-                r = s.read(read.afterInput(mark));
+                r = s.read(read.afterInput(sent.mark(), Math.max(0, read.waitMs() - waited)));
             }
-            Map<String, Object> out = Results.map("written", written);
+            if (stuck != null) {
+                r = r.withHint(stuck);
+            }
             out.putAll(Results.read(r));
             return new Answer(out, Results.readText(r));
         });

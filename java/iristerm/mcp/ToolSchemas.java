@@ -58,8 +58,39 @@ final class ToolSchemas implements JsonSchemaValidator {
             return errors.isEmpty() ? ValidationResponse.asValid(null)
                     : ValidationResponse.asInvalid("Validation failed: JSON schema validation errors: " + errors);
         } catch (RuntimeException e) {
-            return ValidationResponse.asInvalid("Validation failed: " + e.getMessage());
+            // the validator's own words name its classes (e.g. a number past a long, "'DoubleNode' method asLong()")
+            String field = beyondLong(instance, "");
+            return ValidationResponse.asInvalid("Validation failed: " + (field != null
+                    ? "'" + field + "' is a number beyond any whole number this server takes; give one within the "
+                            + "range the tool's input schema states"
+                    : "the arguments could not be checked against the tool's input schema; compare them with it "
+                            + "(tools/list)"));
         }
+    }
+
+    /** The path of the first number in {@code value} that no 64-bit whole number holds, or null. */
+    private static String beyondLong(Object value, String path) {
+        if (value instanceof Number n) {
+            double d = n.doubleValue();
+            return Double.isFinite(d) && Math.abs(d) < 0x1p63 ? null : path;
+        }
+        if (value instanceof Map<?, ?> map) {
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                String found = beyondLong(e.getValue(), path.isEmpty() ? String.valueOf(e.getKey()) : path + "." + e.getKey());
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        if (value instanceof List<?> list) {
+            for (int i = 0; i < list.size(); i++) {
+                String found = beyondLong(list.get(i), path + "[" + i + "]");
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
     }
 
     private Schema compile(Identity key) {

@@ -3,8 +3,10 @@ package iristerm.process;
 import com.pty4j.PtyProcess;
 import com.pty4j.PtyProcessBuilder;
 import com.pty4j.WinSize;
+import iristerm.session.Delivery;
 import iristerm.session.Engine;
 import iristerm.session.EngineSink;
+import iristerm.session.Session;
 import iristerm.session.SessionException;
 import iristerm.session.SessionState;
 import iristerm.session.TerminalSize;
@@ -15,7 +17,6 @@ import org.slf4j.LoggerFactory;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,7 +53,7 @@ public final class ProcessEngine implements Engine {
     private final Process process;
     private final boolean pty;
     private final PromptRegex prompt;
-    private final OutputStream stdin;
+    private final InputWriter input;
     private final Thread pump;
     private final Leftovers leftovers;
     private volatile TerminalSize size = TerminalSize.DEFAULT;
@@ -63,7 +64,7 @@ public final class ProcessEngine implements Engine {
         this.leftovers = leftovers;
         this.pty = pty;
         this.prompt = new PromptRegex(prompt);
-        this.stdin = process.getOutputStream();
+        this.input = new InputWriter(process.getOutputStream(), name + "-in");
         this.pump = new Thread(() -> pump(process.getInputStream(), sink), name + "-out");
         pump.setDaemon(true);
         pump.start();
@@ -165,6 +166,7 @@ public final class ProcessEngine implements Engine {
         try {
             int status = process.waitFor();
             pump.join(DRAIN_MILLIS);
+            input.close();
             ExitStatus exit = ExitStatus.of(status);
             sink.exited(exit.code(), exit.signal());
         } catch (InterruptedException e) {
@@ -179,11 +181,12 @@ public final class ProcessEngine implements Engine {
 
     @Override
     public void write(String text, boolean enter, boolean secret) throws IOException {
-        byte[] data = (enter ? text + (pty ? "\r" : "\n") : text).getBytes(StandardCharsets.UTF_8);
-        synchronized (stdin) {
-            stdin.write(data);
-            stdin.flush();
-        }
+        write(text, enter, secret, Session.INPUT_WAIT_MS);
+    }
+
+    @Override
+    public Delivery write(String text, boolean enter, boolean secret, long waitMillis) throws IOException {
+        return input.write((enter ? text + (pty ? "\r" : "\n") : text).getBytes(StandardCharsets.UTF_8), waitMillis);
     }
 
     /**

@@ -16,6 +16,16 @@ public interface Engine {
      */
     void write(String text, boolean enter, boolean secret) throws IOException;
 
+    /**
+     * Writes input as {@link #write(String, boolean, boolean)} does, waiting at most {@code waitMillis}
+     * for the program to take it (a program that does not read its input must not hold the caller).
+     * Engines whose writes cannot block on the program take it all at once.
+     */
+    default Delivery write(String text, boolean enter, boolean secret, long waitMillis) throws IOException {
+        write(text, enter, secret);
+        return Delivery.complete(text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + (enter ? 1 : 0));
+    }
+
     void signal(Signal signal) throws IOException;
 
     void resize(int cols, int rows);

@@ -27,8 +27,12 @@ public record ReadRequest(
         this(reader, waitMs, until, maxBytes, force, stripAnsi, all, toFile, mark, false);
     }
 
-    /** This read, following input written when the log ended at {@code mark}. */
-    public ReadRequest afterInput(long mark) {
-        return new ReadRequest(reader, waitMs, until, maxBytes, force, stripAnsi, all, toFile, mark, true);
+    /**
+     * This read, following input written when the log ended at {@code mark}, waiting at most
+     * {@code waitLeftMs} (what writing the input left of the call's wait).
+     */
+    public ReadRequest afterInput(long mark, long waitLeftMs) {
+        return new ReadRequest(reader, Math.min(waitMs, waitLeftMs), until, maxBytes, force, stripAnsi, all, toFile,
+                mark, true);
     }
 }

@@ -15,4 +15,10 @@ public record ReadResult(
         String signal,
         String file,
         String hint) {
+
+    /** This result with {@code first} told before its own hint. */
+    public ReadResult withHint(String first) {
+        return new ReadResult(data, bytes, cursor, available, reason, state, exitCode, signal, file,
+                hint == null ? first : first + "\n" + hint);
+    }
 }

@@ -4,6 +4,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +31,8 @@ public final class Session implements EngineSink {
      * plain pattern over megabytes of output needs milliseconds, and must not be cut off by the clock
      */
     private static final long MIN_PATTERN_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** how long a send with no bound of its own (no read after it) waits for its program to take the input */
+    public static final long INPUT_WAIT_MS = 1000;
     private static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(Until.SETTLE_MS);
 
     private final SessionMeta meta;
@@ -137,21 +143,34 @@ public final class Session implements EngineSink {
 
     // ---- input -------------------------------------------------------------------------------
 
-    /** Writes input; returns the log end just before it was written (the mark for a following read). */
+    /**
+     * Input given to a session: the log end just before it was written (the mark for a following read),
+     * and how much of it the program took within the bound.
+     */
+    public record Sent(long mark, Delivery delivery) {
+    }
+
+    /** Writes input, waiting at most {@link #INPUT_WAIT_MS} for the program to take it; returns the mark. */
     public long send(String text, boolean enter, boolean secret) {
+        return send(text, enter, secret, INPUT_WAIT_MS).mark();
+    }
+
+    /** Writes input, waiting at most {@code waitMillis} for the program to take it. */
+    public Sent send(String text, boolean enter, boolean secret, long waitMillis) {
         Engine e = requireLive("send input to");
         long mark = log.end();
         if (secret) {
             log.addSecret(text);
         }
+        Delivery delivery;
         try {
-            e.write(text, enter, secret);
+            delivery = e.write(text, enter, secret, waitMillis);
         } catch (IOException ex) {
             throw new SessionException("session " + id() + " did not take the input (" + ex.getMessage()
                     + "); its process may have ended: check session_read or session_list");
         }
         touch();
-        return mark;
+        return new Sent(mark, delivery);
     }
 
     public void signal(Signal signal) {
@@ -511,14 +530,19 @@ public final class Session implements EngineSink {
         return result(text, next - cursor, next, end - next, reason, null, join(skipped, waited.note()));
     }
 
+    /**
+     * Writes the pending output to {@code to_file}: into a new file of its own in the same directory,
+     * created exclusively (never through a link of any kind, whatever was put at the path meanwhile),
+     * then renamed over the path, which replaces the name and never writes to what it named.
+     */
     private long spill(ReadRequest r, long cursor, long end) {
         long at = cursor;
+        Path target = r.toFile().toAbsolutePath();
+        Path tmp = null;
         try {
-            Files.createDirectories(r.toFile().toAbsolutePath().getParent());
-            // a link put in place after the path was checked is not followed out of the files root
-            try (OutputStream out = Files.newOutputStream(r.toFile(), java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE,
-                    java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectories(target.getParent());
+            tmp = Files.createTempFile(target.getParent(), ".to_file-", ".tmp");
+            try (OutputStream out = Files.newOutputStream(tmp, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                 while (at < end) {
                     OutputLog.Slice s = log.read(at, (int) Math.min(FILE_CHUNK, end - at));
                     if (s.bytes().length == 0) {
@@ -537,9 +561,17 @@ public final class Session implements EngineSink {
                     at = s.from() + len;
                 }
             }
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
+            if (tmp != null) {
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // the write already failed: that is what the caller hears
+                }
+            }
             throw new SessionException("could not write " + r.toFile() + ": " + e.getMessage()
-                    + "; nothing was consumed from the reader beyond what was written");
+                    + "; nothing was consumed from the reader");
         }
         return at;
     }

@@ -3,9 +3,11 @@ package iristerm.session;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -29,18 +31,29 @@ public final class SessionManager implements AutoCloseable {
     private static final int NOTIFY_MAX_BYTES = 16 * 1024;
     private static final long CLOSE_DRAIN_MILLIS = 5000;
 
-    /** @param maxTranscriptBytes the most output a session's transcript keeps (Long.MAX_VALUE: no limit) */
+    /**
+     * @param maxTranscriptBytes the most output a session's transcript keeps (Long.MAX_VALUE: no limit)
+     * @param maxDataBytes       the most all transcripts keep together (Long.MAX_VALUE: no limit); past it the
+     *                           oldest ended sessions are removed first
+     */
     public record Config(Path dataDir, int tailBytes, int maxSessionsPerOwner, Duration idleTimeout,
-                         int maxHistory, long defaultGraceMillis, long maxTranscriptBytes) {
-        /** Transcripts without a size limit. */
+                         int maxHistory, long defaultGraceMillis, long maxTranscriptBytes, long maxDataBytes) {
+        /** A session's transcript keeps 64 MiB by default. */
+        public static final long DEFAULT_MAX_TRANSCRIPT_BYTES = 64L << 20;
+        /** All transcripts keep 1 GiB by default. */
+        public static final long DEFAULT_MAX_DATA_BYTES = 1L << 30;
+
+        /** The default limits on disk. */
         public Config(Path dataDir, int tailBytes, int maxSessionsPerOwner, Duration idleTimeout, int maxHistory,
                       long defaultGraceMillis) {
-            this(dataDir, tailBytes, maxSessionsPerOwner, idleTimeout, maxHistory, defaultGraceMillis, Long.MAX_VALUE);
+            this(dataDir, tailBytes, maxSessionsPerOwner, idleTimeout, maxHistory, defaultGraceMillis,
+                    DEFAULT_MAX_TRANSCRIPT_BYTES, DEFAULT_MAX_DATA_BYTES);
         }
     }
 
     private final Config config;
     private final SessionStore store;
+    private final DataBudget disk;
     private final Map<String, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, NotifyTarget> notifyTargets = new ConcurrentHashMap<>();
     private final Map<String, Boolean> notifyScheduled = new ConcurrentHashMap<>();
@@ -72,12 +85,14 @@ public final class SessionManager implements AutoCloseable {
     public SessionManager(Config config) {
         this.config = config;
         this.store = new SessionStore(config.dataDir());
+        this.disk = new DataBudget(config.maxDataBytes());
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sessions-timer");
             t.setDaemon(true);
             return t;
         });
         loadHistory();
+        disk.reclaimWith(this::removeOldestEnded);
         long sweep = Math.max(200, Math.min(30_000, config.idleTimeout().toMillis() / 4));
         timer.scheduleWithFixedDelay(this::closeIdle, sweep, sweep, TimeUnit.MILLISECONDS);
     }
@@ -120,7 +135,7 @@ public final class SessionManager implements AutoCloseable {
                     continue;
                 }
                 long ended = s.endedAt() != null ? s.endedAt() : System.currentTimeMillis();
-                OutputLog log = new OutputLog(1, store.openTranscript(s.meta().id(), config.maxTranscriptBytes()));
+                OutputLog log = new OutputLog(1, store.openTranscript(s.meta().id(), config.maxTranscriptBytes(), disk));
                 sessions.put(s.meta().id(), Session.ended(s.meta(), log, s.exitCode(), s.signal(), ended));
                 persistent.add(s.meta().id());
                 if (s.endedAt() == null) {
@@ -144,7 +159,7 @@ public final class SessionManager implements AutoCloseable {
         SessionMeta meta = new SessionMeta(id, template.kind(), template.name(), owner, template.command(),
                 template.args(), template.cwd(), template.namespace(), template.mode(), template.prompt(),
                 System.currentTimeMillis());
-        Transcript transcript = persistent ? store.openTranscript(id, config.maxTranscriptBytes()) : null;
+        Transcript transcript = persistent ? store.openTranscript(id, config.maxTranscriptBytes(), disk) : null;
         Session session = new Session(meta, new OutputLog(config.tailBytes(), transcript), listener);
         if (persistent) {
             // saved before the engine starts, so the save at its exit (however soon) comes after this one
@@ -165,6 +180,31 @@ public final class SessionManager implements AutoCloseable {
         changes.changed();
         LOG.info("session {} opened for {}: {} {}", id, owner, meta.kind(), meta.command());
         return session;
+    }
+
+    /**
+     * Removes the ended session that ended first, with its files, to make room on disk (called by the
+     * data directory's budget, under its lock); false when no ended session keeps anything there.
+     */
+    private boolean removeOldestEnded() {
+        Session oldest = sessions.values().stream().filter(s -> s.isExited() && isPersistent(s))
+                .min(Comparator.comparingLong(Session::endedAt)).orElse(null);
+        if (oldest == null || sessions.remove(oldest.id()) == null) {
+            return false;
+        }
+        persistent.remove(oldest.id());
+        long size = store.transcriptSize(oldest.id());
+        try {
+            store.delete(oldest.id());
+        } catch (UncheckedIOException e) {
+            LOG.warn("could not remove ended session {} to make room: {}", oldest.id(), e.getMessage());
+            return true;
+        }
+        disk.give(size);
+        changes.changed();
+        LOG.info("ended session {} of {} removed: the data directory's limit of {} bytes for transcripts was reached",
+                oldest.id(), oldest.meta().owner(), disk.max());
+        return true;
     }
 
     /** Refuses when {@code owner} already has as many live sessions as allowed. */
@@ -281,7 +321,7 @@ public final class SessionManager implements AutoCloseable {
         long cutoff = System.currentTimeMillis() - config.idleTimeout().toMillis();
         for (Session s : sessions.values()) {
             if (!s.isExited() && s.endsWithServer() && s.lastActivity() < cutoff) {
-                LOG.info("session {} idle since {}; closing it", s.id(), java.time.Instant.ofEpochMilli(s.lastActivity()));
+                LOG.info("session {} idle since {}; closing it", s.id(), Instant.ofEpochMilli(s.lastActivity()));
                 s.idledOut(config.idleTimeout());
                 Thread t = new Thread(() -> s.terminate(false, config.defaultGraceMillis()), "idle-close-" + s.id());
                 t.setDaemon(true);

@@ -45,14 +45,17 @@ public final class SessionStore {
         return root.resolve(id).resolve(TRANSCRIPT);
     }
 
-    /** @param limit the most bytes the transcript keeps (Long.MAX_VALUE: no limit) */
-    public Transcript openTranscript(String id, long limit) {
+    /**
+     * @param limit  the most bytes the transcript keeps (Long.MAX_VALUE: no limit)
+     * @param budget the room all transcripts share
+     */
+    public Transcript openTranscript(String id, long limit, DataBudget budget) {
         try {
             Files.createDirectories(root.resolve(id));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create session directory for " + id, e);
         }
-        return new Transcript(transcript(id), limit);
+        return new Transcript(transcript(id), limit, budget);
     }
 
     /** Replaces the session's meta.json atomically; saves of one store are serialized so the last one wins. */
@@ -96,6 +99,15 @@ public final class SessionStore {
         }
         out.sort(Comparator.comparingLong((Stored s) -> s.meta().created()).reversed());
         return out;
+    }
+
+    /** Bytes the session's transcript file takes (0 when there is none). */
+    public long transcriptSize(String id) {
+        try {
+            return Files.size(transcript(id));
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     public void delete(String id) {

@@ -22,6 +22,8 @@ public final class Transcript implements AutoCloseable {
     private final FileChannel channel;
     /** the most log bytes the file takes; what comes later is not kept (--max-transcript-bytes) */
     private final long limit;
+    /** the room all transcripts of the data directory share (--max-data-bytes) */
+    private final DataBudget budget;
     private boolean full;
     private final List<byte[]> secrets = new ArrayList<>();
     private byte[] held = new byte[0];
@@ -29,12 +31,14 @@ public final class Transcript implements AutoCloseable {
 
     /** A transcript without a size limit. */
     public Transcript(Path file) {
-        this(file, Long.MAX_VALUE);
+        this(file, Long.MAX_VALUE, new DataBudget(Long.MAX_VALUE));
     }
 
-    public Transcript(Path file, long limit) {
+    /** A transcript that keeps at most {@code limit} bytes, and only while {@code budget} has room for them. */
+    public Transcript(Path file, long limit, DataBudget budget) {
         this.file = file;
         this.limit = limit;
+        this.budget = budget;
         try {
             this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.READ);
@@ -42,6 +46,7 @@ public final class Transcript implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open transcript " + file, e);
         }
+        budget.counted(written);
     }
 
     public Path file() {
@@ -116,15 +121,16 @@ public final class Transcript implements AutoCloseable {
     }
 
     /**
-     * Writes up to the limit. At the limit the file gets a closing note after the last kept byte; it
-     * is not counted in {@link #size()}, so reads of this run never serve it as output, while the
-     * history of the session after a restart ends with it.
+     * Writes up to the limit and as far as the data directory's budget has room. At either bound the
+     * file gets a closing note after the last kept byte; it is not counted in {@link #size()}, so reads
+     * of this run never serve it as output, while the history of the session after a restart ends with it.
      */
     private void writeFully(byte[] data, int offset, int len) {
         if (len == 0 || full) {
             return;
         }
-        int kept = (int) Math.min(len, limit - written);
+        int allowed = (int) Math.min(len, limit - written);
+        int kept = (int) budget.take(allowed);
         try {
             ByteBuffer buf = ByteBuffer.wrap(data, offset, kept);
             while (buf.hasRemaining()) {
@@ -132,11 +138,16 @@ public final class Transcript implements AutoCloseable {
             }
             if (kept < len) {
                 full = true;
-                ByteBuffer note = ByteBuffer.wrap(("\n[iris-terminal-mcp: transcript limit of " + limit
-                        + " bytes reached; later output was not kept]\n").getBytes(StandardCharsets.UTF_8));
+                String why = kept < allowed
+                        ? "the data directory's limit of " + budget.max() + " bytes for all transcripts was reached"
+                        : "transcript limit of " + limit + " bytes reached";
+                ByteBuffer note = ByteBuffer.wrap(("\n[iris-terminal-mcp: " + why + "; later output was not kept]\n")
+                        .getBytes(StandardCharsets.UTF_8));
                 for (long at = written; note.hasRemaining(); ) {
                     at += channel.write(note, at);
                 }
+                // counted although past the limit: the budget holds what the files take on disk
+                budget.counted(note.limit());
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write transcript " + file, e);

@@ -21,7 +21,11 @@ import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Deque;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -39,10 +43,13 @@ import java.util.regex.Matcher;
 public final class UiHandler implements HttpHandler, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(UiHandler.class);
     public static final String PREFIX = "/ui";
-    /** an idle stream gets a comment this often, which also notices a browser that went away */
-    private static final long KEEPALIVE_MILLIS = 15_000;
-    /** streams open at once, all browsers together; each holds a thread */
-    private static final int MAX_STREAMS = 64;
+    /**
+     * an idle stream gets a comment this often, which also notices a browser that went away: the write after
+     * the one that met the closed connection fails, so a gone browser's stream and permit go within two of these
+     */
+    private static final long KEEPALIVE_MILLIS = 2_000;
+    /** streams one identity's browsers may hold open at once; each holds a thread */
+    static final int MAX_STREAMS_PER_IDENTITY = 32;
     private static final int MAX_FORM_BYTES = 4096;
     /** how long closing waits for the stream threads it interrupted */
     private static final long STOP_MILLIS = 2_000;
@@ -52,7 +59,12 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     private final UiLogins logins;
     private final Tokens tokens;
     private final UiAssets assets = new UiAssets();
-    private final Semaphore streams = new Semaphore(MAX_STREAMS);
+    private final Map<String, Semaphore> streams = new ConcurrentHashMap<>();
+    /**
+     * the threads of the open streams, by the login cookie they were opened with: sign-out interrupts them; a set
+     * is changed only inside the map's compute for its login, which makes that atomic with the interrupts
+     */
+    private final Map<String, Set<Thread>> streamsByLogin = new ConcurrentHashMap<>();
     private final ExecutorService streamThreads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "ui-stream");
         t.setDaemon(true);
@@ -90,11 +102,12 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             } else if (path.equals(PREFIX + "/signout") && post) {
                 if (sameOrigin(exchange)) {
                     logins.logout(cookie(exchange));
+                    endStreams(cookie(exchange));
                     exchange.getResponseHeaders().add(Headers.SET_COOKIE, cookieHeader("", 0));
                     redirect(exchange, PREFIX + "/login");
                 }
             } else if (path.equals(PREFIX + "/api/sessions") && get) {
-                stream(exchange, out -> listFeed(Viewer.own(identity.get()), out));
+                stream(exchange, identity.get(), (out, until) -> listFeed(Viewer.own(identity.get()), out, until));
             } else {
                 authenticated(exchange, identity.get(), path, get, post);
             }
@@ -113,7 +126,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
                 return;
             }
             long from = resumeAt(exchange, s);
-            stream(exchange, out -> outputFeed(s, from, out));
+            stream(exchange, identity, (out, until) -> outputFeed(s, from, out, until));
         } else if (m.matches() && !m.group(2).equals("output") && post) {
             if (sameOrigin(exchange)) {
                 String id = m.group(1);
@@ -155,6 +168,13 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     }
 
     private void signIn(HttpServerExchange exchange, Optional<String> identity) {
+        long wait = identity.isEmpty() ? logins.refusalWait() : logins.signInWait(identity.get());
+        if (wait > 0) {
+            LOG.info("browser sign-in refused: too many attempts{}", identity.map(i -> " as " + i).orElse(""));
+            send(exchange, UiApi.error(429, "too many sign-ins; try again in " + wait + " s")
+                    .with("Retry-After", Long.toString(wait)));
+            return;
+        }
         if (identity.isEmpty()) {
             LOG.info("browser sign-in refused (unknown or spent code, or wrong token)");
             page(exchange, 401, "/ui/login");
@@ -193,14 +213,17 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
 
     // ---- streams ------------------------------------------------------------------------------
 
+    /** One stream's loop: it writes to {@code out} and ends by {@code until} (epoch millis: its login's end). */
     @FunctionalInterface
     private interface Feed {
-        void run(OutputStream out) throws IOException, InterruptedException;
+        void run(OutputStream out, long until) throws IOException, InterruptedException;
     }
 
-    private void stream(HttpServerExchange exchange, Feed feed) {
-        if (!streams.tryAcquire()) {
-            send(exchange, UiApi.error(503, "too many open views (" + MAX_STREAMS + "); close a browser tab and reload"));
+    private void stream(HttpServerExchange exchange, String identity, Feed feed) {
+        Semaphore permits = streams.computeIfAbsent(identity, k -> new Semaphore(MAX_STREAMS_PER_IDENTITY));
+        if (!permits.tryAcquire()) {
+            send(exchange, UiApi.error(503, "too many open views (" + MAX_STREAMS_PER_IDENTITY + " per identity); "
+                    + "close a browser tab and reload"));
             return;
         }
         // Undertow hands the task to the executor only after this handler returns, and answers a refusal
@@ -209,21 +232,39 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             try {
                 streamThreads.execute(task);
             } catch (RejectedExecutionException stopping) {
-                streams.release();
+                permits.release();
                 throw stopping;
             }
-        }, () -> feed(exchange, feed));
+        }, () -> feed(exchange, permits, feed));
     }
 
-    /** Runs one view's stream on its own thread; the permit taken for it is given back when it ends. */
-    private void feed(HttpServerExchange exchange, Feed feed) {
+    /**
+     * Runs one view's stream on its own thread, for as long as the login it was opened with lasts (sign-out
+     * interrupts it); the permit taken for it is given back when it ends.
+     */
+    private void feed(HttpServerExchange exchange, Semaphore permits, Feed feed) {
+        String login = tokens == null ? null : cookie(exchange);
+        Thread current = Thread.currentThread();
+        if (login != null) {
+            streamsByLogin.compute(login, (k, threads) -> {
+                Set<Thread> all = threads == null ? new HashSet<>() : threads;
+                all.add(current);
+                return all;
+            });
+        }
         try {
+            // read after registering: a sign-out from now on interrupts this thread, one before it is seen here
+            long until = login == null ? Long.MAX_VALUE : logins.expiresAt(login);
+            if (until <= System.currentTimeMillis()) {
+                send(exchange, UiApi.error(401, "signed out; sign in again"));
+                return;
+            }
             exchange.startBlocking();
             exchange.setStatusCode(200);
             exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, SseFormat.CONTENT_TYPE)
                     .put(Headers.CACHE_CONTROL, "no-store");
             OutputStream out = exchange.getOutputStream();
-            feed.run(out);
+            feed.run(out, until);
         } catch (IOException gone) {
             LOG.debug("a browser view went away: {}", gone.toString());
         } catch (InterruptedException | SessionException closing) {
@@ -232,15 +273,39 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             // e.g. IRIS out of reach while fetching an iris session's output: this view ends, nothing else
             LOG.warn("a browser view's stream failed: {}", e.toString());
         } finally {
-            streams.release();
+            if (login != null) {
+                // atomic with sign-out's interrupts (the map's lock for the login): no interrupt meant for this
+                // stream comes after the flag is cleared, so none reaches the pooled thread's next stream
+                streamsByLogin.computeIfPresent(login, (k, threads) -> {
+                    threads.remove(current);
+                    return threads.isEmpty() ? null : threads;
+                });
+                Thread.interrupted();
+            }
+            permits.release();
             exchange.endExchange();
         }
     }
 
-    private void listFeed(Viewer viewer, OutputStream out) throws IOException, InterruptedException {
+    /** Ends the open streams of a login at once (their threads are interrupted): the browser was signed out. */
+    private void endStreams(String login) {
+        if (login != null) {
+            streamsByLogin.computeIfPresent(login, (k, threads) -> {
+                threads.forEach(Thread::interrupt);
+                return threads;
+            });
+        }
+    }
+
+    /** How long a feed may wait now: a keep-alive interval, or less when its login ends sooner. */
+    private static long waitUntil(long until) {
+        return Math.min(KEEPALIVE_MILLIS, until - System.currentTimeMillis());
+    }
+
+    private void listFeed(Viewer viewer, OutputStream out, long until) throws IOException, InterruptedException {
         String last = null;
         long seen = changes.version();
-        while (!Thread.currentThread().isInterrupted()) {
+        while (!Thread.currentThread().isInterrupted() && waitUntil(until) > 0) {
             // built again after a keep-alive wait too, although the count did not move: last_activity moves with
             // every read and input (no output needed), and an iris session's state with each command queued and
             // each answer fetched from IRIS, none of which counts as a change. It costs this server's memory only
@@ -252,14 +317,14 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             } else {
                 comment(out);
             }
-            seen = UiApi.awaitListChange(changes, seen, KEEPALIVE_MILLIS);
+            seen = UiApi.awaitListChange(changes, seen, Math.max(1, waitUntil(until)));
         }
     }
 
-    private static void outputFeed(Session s, long from, OutputStream out) throws IOException {
+    private static void outputFeed(Session s, long from, OutputStream out, long until) throws IOException {
         long at = from;
-        while (!Thread.currentThread().isInterrupted()) {
-            SessionOutput.Chunk c = SessionOutput.next(s, at, KEEPALIVE_MILLIS);
+        while (!Thread.currentThread().isInterrupted() && waitUntil(until) > 0) {
+            SessionOutput.Chunk c = SessionOutput.next(s, at, Math.max(1, waitUntil(until)));
             if (c.bytes().length == 0 && !c.ended()) {
                 comment(out);
                 continue;

@@ -15,8 +15,11 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class UiLogins {
     public static final String COOKIE = "iristerm_ui";
     static final long LOGIN_MILLIS = 12L * 60 * 60 * 1000;
-    /** logins kept at most; beyond, the one closest to expiry goes first */
-    private static final int MAX_LOGINS = 1000;
+    /** logins one identity keeps at most; beyond, its own one closest to expiry goes first */
+    static final int MAX_LOGINS_PER_IDENTITY = 100;
+    /** sign-ins one identity may make at once, and then one per interval */
+    static final int SIGN_IN_BURST = 10;
+    static final long SIGN_IN_INTERVAL_MILLIS = 6_000;
 
     private record Login(String identity, long expiresAt) {
     }
@@ -24,6 +27,9 @@ public final class UiLogins {
     private final SecureRandom random = new SecureRandom();
     private final Map<String, String> codes = new ConcurrentHashMap<>();
     private final Map<String, Login> logins = new ConcurrentHashMap<>();
+    private final Map<String, RateLimit> signIns = new ConcurrentHashMap<>();
+    /** refused sign-ins (a wrong token or a spent code), all together: they name no identity to charge */
+    private final RateLimit refusals = new RateLimit(20, 1_000);
 
     /** A new one-time code that signs a browser in as {@code identity}. */
     public String issueCode(String identity) {
@@ -37,12 +43,26 @@ public final class UiLogins {
         return code == null ? Optional.empty() : Optional.ofNullable(codes.remove(code));
     }
 
-    /** Starts a login for {@code identity}; returns the cookie value that carries it. */
+    /** Seconds until {@code identity} may sign in again (0: now): sign-ins are rate-limited per identity. */
+    long signInWait(String identity) {
+        return signIns.computeIfAbsent(identity, k -> new RateLimit(SIGN_IN_BURST, SIGN_IN_INTERVAL_MILLIS)).take();
+    }
+
+    /** Seconds until another refused sign-in is answered (0: now). */
+    long refusalWait() {
+        return refusals.take();
+    }
+
+    /**
+     * Starts a login for {@code identity}; returns the cookie value that carries it. An identity holding its
+     * most logins loses its own oldest, never another identity's.
+     */
     synchronized String login(String identity) {
         long now = System.currentTimeMillis();
         logins.values().removeIf(l -> l.expiresAt() <= now);
-        while (logins.size() >= MAX_LOGINS) {
+        while (logins.values().stream().filter(l -> l.identity().equals(identity)).count() >= MAX_LOGINS_PER_IDENTITY) {
             Iterator<Map.Entry<String, Login>> oldest = logins.entrySet().stream()
+                    .filter(e -> e.getValue().identity().equals(identity))
                     .sorted(Map.Entry.comparingByValue((a, b) -> Long.compare(a.expiresAt(), b.expiresAt())))
                     .iterator();
             logins.remove(oldest.next().getKey());
@@ -59,6 +79,12 @@ public final class UiLogins {
             return Optional.empty();
         }
         return Optional.of(l.identity());
+    }
+
+    /** When the login a cookie value carries ends (epoch millis); 0 when it carries none. */
+    long expiresAt(String cookie) {
+        Login l = cookie == null ? null : logins.get(cookie);
+        return l == null ? 0 : l.expiresAt();
     }
 
     void logout(String cookie) {

@@ -108,7 +108,8 @@ class ConformanceIT {
     void ssePollingPassesOnTheServersHttpTransport() throws Exception {
         McpHttpServer.Config config = new McpHttpServer.Config("127.0.0.1", 0, null,
                 OriginPolicy.forListenHost("127.0.0.1", List.of()), true, 1 << 20, 16, Duration.ofMinutes(5),
-                McpHttpServer.DEFAULT_KEEP_ALIVE, Duration.ofSeconds(30), Duration.ofMinutes(2));
+                McpHttpServer.DEFAULT_KEEP_ALIVE, Duration.ofSeconds(30), Duration.ofMinutes(2),
+                McpHttpServer.defaultMaxHeldBytes());
         try (McpHttpServer server = McpHttpServer.start(config, ConformanceIT::pollingFixture)) {
             List<String> problems = runScenario("with-fixture", server.endpoint().toString(), "server-sse-polling",
                     List.of("server-sse-priming-event", "server-sse-retry-field", "server-sse-disconnect-resume"),

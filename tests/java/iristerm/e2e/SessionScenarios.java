@@ -2,6 +2,7 @@ package iristerm.e2e;
 
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
+import iristerm.jsonrpc.PlainWords;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -493,7 +494,7 @@ abstract class SessionScenarios {
     }
 
     @Test
-    void badInputGetsPreciseErrorsAndHarmsNoOtherSession() {
+    void badInputGetsPreciseErrorsAndHarmsNoOtherSession() throws Exception {
         String healthy = openBash();
         assertTrue(error(client, "session_read", "session", "nope").contains("no session 'nope'"));
         assertTrue(error(client, "session_read", "session", healthy, "until", Map.of("pattern", "(unclosed"))
@@ -506,7 +507,24 @@ abstract class SessionScenarios {
                 .contains("outside the files root"));
         assertTrue(error(client, "session_read", "session", healthy, "to_file", "/etc/passwd")
                 .contains("outside the files root"));
+        Path victim = Files.createTempFile("itm-victim", ".txt");
+        Files.writeString(victim, "victim");
+        Files.createDirectories(dataDir.resolve("files"));
+        Files.createLink(dataDir.resolve("files").resolve("hardlink.txt"), victim);
+        String linked = error(client, "session_read", "session", healthy, "to_file", "hardlink.txt");
+        assertTrue(linked.contains("other names (hard links)"), linked);
+        assertEquals("victim", Files.readString(victim), "to_file wrote through a hard link");
         assertTrue(error(client, "session_open", "command", "no-such-program-xyz").contains("not found"));
+        String eq = error(client, "session_open", "command", "cat", "env", Map.of("A=B", "c"));
+        assertTrue(eq.contains("'A=B'") && eq.contains("neither '='"), eq);
+        String nul = error(client, "session_open", "command", "cat", "env", Map.of("A", "b\u0000c"));
+        assertTrue(nul.contains("'env.A' holds a NUL"), nul);
+        String cols = error(client, "session_open", "command", "cat", "cols", 1e300);
+        assertTrue(cols.contains("'cols' is a number beyond"), cols);
+        PlainWords.assertPlain(cols);
+        String wait = error(client, "session_read", "session", healthy, "wait_ms", 1e20);
+        assertTrue(wait.contains("'wait_ms' is a number beyond"), wait);
+        PlainWords.assertPlain(wait);
         String boom = error(client, "session_signal", "session", healthy, "signal", "BOOM");
         assertTrue(boom.contains("signal") && boom.contains("INT"), boom);
 

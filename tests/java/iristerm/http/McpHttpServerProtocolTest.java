@@ -2,6 +2,7 @@ package iristerm.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 
 /** MCP over the Streamable HTTP transport, driven by the SDK's own client and by raw HTTP. */
@@ -32,7 +34,7 @@ class McpHttpServerProtocolTest extends WithTestServer {
             McpSchema.InitializeResult init = client.initialize();
             assertEquals("test-server", init.serverInfo().name());
             List<String> names = client.listTools().tools().stream().map(McpSchema.Tool::name).sorted().toList();
-            assertEquals(List.of("block", "echo", "notify", "poll", "whoami"), names);
+            assertEquals(List.of("block", "echo", "exhaust", "notify", "poll", "whoami"), names);
             McpSchema.CallToolResult result = client.callTool(TestServer.call("echo", "héllo ✓"));
             assertEquals("héllo ✓", TestServer.textOf(result));
         }
@@ -83,6 +85,16 @@ class McpHttpServerProtocolTest extends WithTestServer {
             }
             assertNotNull(event, "the stream ended without the notification");
             assertTrue(event.data().contains("notifications/tools/list_changed"), event.data());
+        }
+    }
+
+    @Test
+    void aCallThatRunsOutOfMemoryIsAnsweredWithAnError() {
+        try (McpSyncClient client = test.client(TestServer.ALICE_TOKEN, log -> { })) {
+            client.initialize();
+            McpError error = assertThrows(McpError.class, () -> client.callTool(TestServer.call("exhaust", "")));
+            assertTrue(error.getMessage().contains("ran out of memory"), error.getMessage());
+            assertEquals("x", TestServer.textOf(client.callTool(TestServer.call("echo", "x"))));
         }
     }
 

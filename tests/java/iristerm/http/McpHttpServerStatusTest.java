@@ -239,12 +239,14 @@ class McpHttpServerStatusTest extends WithTestServer {
         OriginPolicy anywhere = OriginPolicy.forListenHost("0.0.0.0", List.of());
         IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                 () -> new McpHttpServer.Config("0.0.0.0", 0, null, anywhere, true, 1024, TestServer.MAX_SESSIONS,
-                        TestServer.IDLE, TestServer.KEEP_ALIVE, TestServer.HEADER_TIMEOUT, TestServer.CONNECTION_IDLE));
+                        TestServer.IDLE, TestServer.KEEP_ALIVE, TestServer.HEADER_TIMEOUT, TestServer.CONNECTION_IDLE,
+                        HeldBytes.defaultMax()));
         assertTrue(refused.getMessage().contains("without authentication"), refused.getMessage());
 
         McpHttpServer.Config loopback = new McpHttpServer.Config("127.0.0.1", 0, null,
                 OriginPolicy.forListenHost("127.0.0.1", List.of()), true, TestServer.MAX_BODY, TestServer.MAX_SESSIONS,
-                TestServer.IDLE, TestServer.KEEP_ALIVE, TestServer.HEADER_TIMEOUT, TestServer.CONNECTION_IDLE);
+                TestServer.IDLE, TestServer.KEEP_ALIVE, TestServer.HEADER_TIMEOUT, TestServer.CONNECTION_IDLE,
+                        HeldBytes.defaultMax());
         McpHttpServer open = McpHttpServer.start(loopback, transport -> McpServer
                 .sync(transport).jsonMapper(TestServer.JSON).jsonSchemaValidator(TestServer.VALIDATOR)
                 .toolCall(McpSchema.Tool.builder("whoami", TestServer.JSON, "{\"type\":\"object\"}").build(),

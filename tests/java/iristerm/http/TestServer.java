@@ -79,7 +79,7 @@ final class TestServer implements AutoCloseable {
     private TestServer(Tokens tokens) {
         McpHttpServer.Config config = new McpHttpServer.Config("127.0.0.1", 0, tokens,
                 OriginPolicy.forListenHost("127.0.0.1", List.of(ALLOWED_ORIGIN)), false, MAX_BODY, MAX_SESSIONS, IDLE,
-                KEEP_ALIVE, HEADER_TIMEOUT, CONNECTION_IDLE);
+                KEEP_ALIVE, HEADER_TIMEOUT, CONNECTION_IDLE, HeldBytes.defaultMax());
         server = McpHttpServer.start(config, this::buildServer, clock::get, null);
     }
 
@@ -91,7 +91,9 @@ final class TestServer implements AutoCloseable {
     }
 
     private McpSyncServer buildServer(McpStreamableServerTransportProvider transport) {
+        // tools run on the thread the transport hands the request in on, as the server's own assembly has them
         McpSyncServer built = McpServer.sync(transport)
+                .immediateExecution(true)
                 .jsonMapper(JSON)
                 .jsonSchemaValidator(VALIDATOR)
                 .serverInfo("test-server", "1.0")
@@ -109,6 +111,9 @@ final class TestServer implements AutoCloseable {
                                     .get(StreamableCore.CONTEXT_CLOSE_SSE_STREAM);
                             close.run();
                             return text("polled " + args.get("text"));
+                        }),
+                        tool("exhaust", "Runs out of memory building its answer", (exchange, args) -> {
+                            throw new OutOfMemoryError("Java heap space");
                         }),
                         tool("block", "Waits until the test releases it", (exchange, args) -> {
                             blockEntered.countDown();

@@ -7,7 +7,8 @@ import java.util.regex.Pattern;
 /** The check every client-facing error passes: it names no Java class, package or exception. */
 public final class PlainWords {
     private static final Pattern JAVA = Pattern.compile(
-            "tools\\.jackson|com\\.fasterxml|io\\.modelcontextprotocol|java\\.[a-z]+\\.|[A-Za-z]Exception|\\$[A-Z]|\\tat ");
+            "tools\\.jackson|com\\.fasterxml|io\\.modelcontextprotocol|java\\.[a-z]+\\.|[A-Za-z]Exception|\\$[A-Z]|\\tat "
+                    + "|[A-Z][a-z]+Node'|asLong\\(");
 
     private PlainWords() {
     }

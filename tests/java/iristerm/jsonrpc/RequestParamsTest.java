@@ -99,6 +99,16 @@ class RequestParamsTest {
     }
 
     @Test
+    void completionParamsOfTheWrongShapeAreRefusedInPlainWords() {
+        invalid("completion/complete", "{\"ref\":5}", "\"argument\"");
+        invalid("completion/complete", "{\"ref\":5,\"argument\":{\"name\":\"session\",\"value\":\"\"}}", "at \"ref\"");
+        invalid("completion/complete", "{\"ref\":{\"type\":\"ref/resource\",\"uri\":\"u\"},"
+                + "\"argument\":{\"name\":5,\"value\":[1]}}", "\"argument\"");
+        valid("completion/complete", "{\"ref\":{\"type\":\"ref/resource\",\"uri\":\"u\"},"
+                + "\"argument\":{\"name\":\"session\",\"value\":\"a\"}}");
+    }
+
+    @Test
     void paramsMustBeAnObject() {
         invalid("tools/call", "\"not an object\"", "params must be a JSON object");
         invalid("ping", "[1,2]", "params must be a JSON object");
