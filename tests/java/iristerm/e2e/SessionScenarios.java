@@ -435,15 +435,19 @@ abstract class SessionScenarios {
         ok(client, "session_send", "session", s, "text", "printf '\\033[?1049l'", "wait_ms", 10000, "until", PROMPT);
         Map<String, Object> back = (Map<String, Object>) ok(client, "session_read", "session", s, "screen", true).get("screen");
         assertEquals(false, back.get("alternate"), back::toString);
+        ok(client, "session_close", "session", s);
     }
 
     @Test
     void pagersPrintAtOnceUnlessTheSessionAsksForOne() {
-        Map<String, Object> r = run(openBash(), "echo \"$PAGER|$GIT_PAGER|$MANPAGER\"");
+        String s = openBash();
+        Map<String, Object> r = run(s, "echo \"$PAGER|$GIT_PAGER|$MANPAGER\"");
         assertTrue(((String) r.get("data")).contains("cat|cat|cat"), r::toString);
         String own = (String) ok(client, "session_open", "command", "bash", "args", List.of("--norc", "--noprofile"),
                 "env", Map.of("PS1", "$ ", "PAGER", "less")).get("session");
         assertTrue(((String) run(own, "echo \"[$PAGER]\"").get("data")).contains("[less]"));
+        ok(client, "session_close", "session", s);
+        ok(client, "session_close", "session", own);
     }
 
     @Test
@@ -455,6 +459,7 @@ abstract class SessionScenarios {
         assertTrue(error(client, "session_send", "session", s, "keys", List.of("hyper-x")).contains("unknown key 'hyper-x'"));
         String quiet = error(client, "session_send", "session", s);
         assertTrue(quiet.contains("'text'") && quiet.contains("'keys'"), quiet);
+        ok(client, "session_close", "session", s);
     }
 
     @Test
