@@ -60,7 +60,7 @@ final class Results {
             "bytes": {"type": "integer", "description": "raw bytes consumed by this read"},
             "cursor": {"type": "integer", "description": "the reader's offset after this read"},
             "available": {"type": "integer", "description": "bytes still pending for this reader"},
-            "reason": {"type": "string", "enum": ["data", "pattern", "quiet", "prompt", "exit", "timeout", "oversized", "screen"]},
+            "reason": {"type": "string", "enum": ["data", "pattern", "quiet", "prompt", "input", "exit", "timeout", "oversized", "screen"]},
             "state": {"type": "string", "enum": ["starting", "running", "waiting_input", "idle", "exited"]},
             "exit_code": {"type": "integer"},
             "signal": {"type": "string"},

@@ -170,8 +170,10 @@ final class SessionTools {
         return new ToolSpec("session_send", "Send input to a session", ToolSpec.Hints.RUNS_CODE, """
                 Send input to a session: text plus Enter (enter: false to omit it; control characters such as \
                 "\\u0003" pass through). With wait_ms > 0 it also reads, atomically, and by default (no until) \
-                returns once the command is done: its prompt is back (reason prompt), the process exited (exit), \
-                or, for a program with no recognisable prompt, its output has been quiet for 300 ms (quiet); \
+                returns once the command is done: its prompt is back (reason prompt), the program waits for \
+                input from the terminal (input: asked of the kernel, pty sessions on Linux; a password or [y/N] \
+                question, a pager, an editor), the process exited (exit), or, for a program with no \
+                recognisable prompt, its output has been quiet for 300 ms (quiet); \
                 e.g. wait_ms 30000 returns the command's whole output in one call. until overrides it \
                 ({"data": true}: the first new byte; pattern, quiet_ms, prompt, exit). secret: true keeps the \
                 text out of transcripts and logs. keys presses named keys after the text (["up", "enter"], \
@@ -240,10 +242,10 @@ final class SessionTools {
     private ToolSpec read() {
         return new ToolSpec("session_read", "Read a session's output", ToolSpec.Hints.READS, """
                 Read a session's output from a named reader's cursor. Waits up to wait_ms and stops early on \
-                until; the default is the same as session_send's: new output up to the prompt, the exit, or \
+                until; the default is the same as session_send's: new output up to the prompt, an input wait, the exit, or \
                 (no recognisable prompt) 300 ms of quiet after output began, so a read never ends on half a \
                 line; {"data": true} returns on the first new byte. reason says why it stopped: data, pattern, \
-                quiet, prompt, exit, timeout, or oversized (more than max_bytes pending: nothing consumed; use \
+                quiet, prompt, input, exit, timeout, or oversized (more than max_bytes pending: nothing consumed; use \
                 force for pages, a larger max_bytes, or to_file). all: true reads from the start of the session.""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},

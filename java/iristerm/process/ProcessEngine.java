@@ -226,12 +226,25 @@ public final class ProcessEngine implements Engine {
 
     @Override
     public SessionState liveState(String lastLine) {
-        return prompt.matches(lastLine) ? SessionState.waiting_input : SessionState.running;
+        Boolean input = awaitsInput();
+        boolean waiting = input != null ? input : prompt.matches(lastLine);
+        return waiting ? SessionState.waiting_input : SessionState.running;
+    }
+
+    /** A prompt-like last line counts only if the kernel, where it can be asked, says the program reads. */
+    @Override
+    public boolean promptSince(long mark, long logEnd, String lastLine) {
+        return logEnd > mark && prompt.matches(lastLine) && !Boolean.FALSE.equals(awaitsInput());
     }
 
     @Override
-    public boolean promptSince(long mark, long logEnd, String lastLine) {
-        return logEnd > mark && prompt.matches(lastLine);
+    public boolean knowsInput() {
+        return pty && TerminalInput.HERE != null;
+    }
+
+    @Override
+    public Boolean awaitsInput() {
+        return knowsInput() && process.isAlive() ? TerminalInput.HERE.waiting(process.pid()) : null;
     }
 
     @Override

@@ -53,6 +53,19 @@ public interface Engine {
         return true;
     }
 
+    /**
+     * Whether the program waits for input from its terminal now, as the operating system knows it (not
+     * guessed from output); null where it cannot be asked. Costs a look at the kernel's process table.
+     */
+    default Boolean awaitsInput() {
+        return null;
+    }
+
+    /** Whether {@link #awaitsInput} can answer at all, so that waits know whether to ask. */
+    default boolean knowsInput() {
+        return false;
+    }
+
     /** The terminal's size now, which the screen (session_read's screen) is drawn at. */
     default TerminalSize size() {
         return TerminalSize.DEFAULT;

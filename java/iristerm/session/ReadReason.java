@@ -2,5 +2,5 @@ package iristerm.session;
 
 /** Why a read stopped waiting. Every read answers with exactly one. */
 public enum ReadReason {
-    data, pattern, quiet, prompt, exit, timeout, oversized
+    data, pattern, quiet, prompt, input, exit, timeout, oversized
 }

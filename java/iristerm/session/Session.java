@@ -34,6 +34,8 @@ public final class Session implements EngineSink {
     /** how long a send with no bound of its own (no read after it) waits for its program to take the input */
     public static final long INPUT_WAIT_MS = 1000;
     private static final long SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(Until.SETTLE_MS);
+    /** how long output must be quiet before the kernel is asked whether the program waits for input */
+    private static final long INPUT_QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final SessionMeta meta;
     private final OutputLog log;
@@ -380,7 +382,25 @@ public final class Session implements EngineSink {
         if (settling(u, scan)) {
             at = Math.min(at, log.lastOutputNanos() + SETTLE_NANOS);
         }
+        Engine e = engine;
+        if (e != null && (u.settle() || u.prompt()) && e.knowsInput()) {
+            // the kernel is asked once output has been quiet a moment, and again while it stays quiet: a
+            // program starts reading without printing anything, and a prompt may show before its reader waits
+            at = Math.min(at, Math.max(Math.max(start, log.lastOutputNanos()) + INPUT_QUIET_NANOS,
+                    System.nanoTime() + INPUT_QUIET_NANOS));
+        }
         return at;
+    }
+
+    /**
+     * Must hold the log's lock. Whether the program waits for input now, as the kernel tells, once the
+     * output has been quiet for {@link #INPUT_QUIET_NANOS}.
+     */
+    private boolean awaitsInput(long start) {
+        Engine e = engine;
+        return e != null && e.knowsInput()
+                && System.nanoTime() - Math.max(start, log.lastOutputNanos()) >= INPUT_QUIET_NANOS
+                && Boolean.TRUE.equals(e.awaitsInput());
     }
 
     /** Must hold the log's lock. Whether the settle rule applies and the answer has begun. */
@@ -427,6 +447,9 @@ public final class Session implements EngineSink {
             if (answer >= 0 && engine.promptSince(answer, end, lastLine())) {
                 return ReadReason.prompt;
             }
+        }
+        if (u != null && u.settle() && awaitsInput(start)) {
+            return ReadReason.input;
         }
         if ((u == null || u.isEmpty()) && pending > 0) {
             return ReadReason.data;

@@ -439,6 +439,28 @@ abstract class SessionScenarios {
     }
 
     @Test
+    void aProgramWaitingForInputEndsTheWaitAtOnceAndOneThatIsBusyDoesNot() {
+        String s = openBash();
+        // the wait is long: ending with input (not timeout) is the kernel telling, not a pattern guessing
+        Map<String, Object> asked = send(s, "read -p 'Continue? [y/N] ' a; echo \"got $a\"");
+        assertEquals("input", asked.get("reason"), asked::toString);
+        assertEquals("waiting_input", asked.get("state"), asked::toString);
+        assertTrue(((String) asked.get("data")).contains("Continue? [y/N] "), asked::toString);
+        Map<String, Object> answered = send(s, "y");
+        assertTrue(((String) answered.get("data")).contains("got y"), answered::toString);
+        assertEquals("prompt", answered.get("reason"), answered::toString);
+        // a line that looks like a prompt while the program sleeps is not one
+        Map<String, Object> busy = send(s, "printf 'step 1 of 2 > '; sleep 2; echo done");
+        assertTrue(((String) busy.get("data")).contains("done"), busy::toString);
+        // a program that reads without printing anything
+        Map<String, Object> cat = send(s, "cat");
+        assertEquals("input", cat.get("reason"), cat::toString);
+        Map<String, Object> back = ok(client, "session_send", "session", s, "keys", List.of("ctrl-d"), "wait_ms", 20000);
+        assertEquals("prompt", back.get("reason"), back::toString);
+        ok(client, "session_close", "session", s);
+    }
+
+    @Test
     void pagersPrintAtOnceUnlessTheSessionAsksForOne() {
         String s = openBash();
         Map<String, Object> r = run(s, "echo \"$PAGER|$GIT_PAGER|$MANPAGER\"");
