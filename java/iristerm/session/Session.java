@@ -449,7 +449,8 @@ public final class Session implements EngineSink {
             }
         }
         if (u != null && u.settle() && awaitsInput(start)) {
-            return ReadReason.input;
+            // waiting at what looks like its prompt is the prompt back (a shell after Ctrl-D ended its job)
+            return u.prompt() && engine.promptSince(-1, end, lastLine()) ? ReadReason.prompt : ReadReason.input;
         }
         if ((u == null || u.isEmpty()) && pending > 0) {
             return ReadReason.data;

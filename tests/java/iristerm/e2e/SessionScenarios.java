@@ -143,7 +143,8 @@ abstract class SessionScenarios {
 
         String cat = open("command", "cat");
         Map<String, Object> echoed = send(cat, "hello-cat");
-        assertEquals("quiet", echoed.get("reason"), echoed::toString);
+        // on a pty the kernel tells that cat reads again (elsewhere the output's quiet ends the wait)
+        assertTrue(List.of("input", "quiet").contains(echoed.get("reason")), echoed::toString);
         assertEquals(List.of("hello-cat", "hello-cat"), ((String) echoed.get("data")).lines().toList(),
                 () -> "the terminal's echo, then cat's copy: " + echoed);
         ok(client, "session_close", "session", s);
