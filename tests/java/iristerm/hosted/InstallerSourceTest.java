@@ -456,7 +456,9 @@ class InstallerSourceTest {
         // the JVM Check started in this process goes before the MCP line, so the serving JVM is one IRIS starts
         String check = method(installer, "Check");
         assertTrue(at(check, "Set wasRunning = $System.external.isServerRunning(server)") < at(check, "##class(Terminal.Gateway).Start()"));
-        assertTrue(at(check, "Do:'wasRunning ##class(Terminal.Gateway).Stop()") < at(check, "..McpVerdict("));
+        assertTrue(at(check, "If startedHere Do ##class(Terminal.Gateway).Stop() Set startedHere = 0") < at(check, "..McpVerdict("));
+        assertTrue(at(check, "} Catch ex {") < at(check, "Do:startedHere ##class(Terminal.Gateway).Stop()"),
+                "a Check that faulted stops the JVM it started too");
     }
 
     /** E4: IPM's uninstall calls Uninstall() without a name; every installation of the namespace goes. */
