@@ -69,6 +69,11 @@ class HostedJarIT {
         assertTrue(entries.contains("iristerm/http/Reply.class"), "the bridge's answer type went with Undertow");
         assertTrue(entries.contains("com/pty4j/PtyProcess.class"), "the process engine needs pty4j");
         assertTrue(Files.size(hosted) < 17_000_000L, "the hosted jar grew to " + Files.size(hosted) + " bytes");
+        try (JarFile file = new JarFile(hosted.toFile())) {
+            var main = file.getManifest().getMainAttributes();
+            assertTrue(main.getValue("Main-Class") == null, "the hosted jar names a Main-Class it does not carry: " + main.getValue("Main-Class"));
+            assertTrue("true".equals(main.getValue("Multi-Release")), "the hosted jar must stay Multi-Release");
+        }
     }
 
     private static boolean contains(byte[] haystack, byte[] needle) {
