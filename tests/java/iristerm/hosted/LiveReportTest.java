@@ -10,8 +10,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import com.sun.net.httpserver.HttpServer;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,6 +73,95 @@ class LiveReportTest {
         // a check reported twice (a step that retried) keeps its last result
         assertEquals(0, report("LC-LINK\t1\tFAIL\tfirst", "LC-LINK\t1\tok\tsecond"));
         assertThrows(IllegalArgumentException.class, () -> report("LC-LINK\t1\tpassed\t"), "only ok, FAIL, not-run");
+    }
+
+    /**
+     * A fake of the endpoint: answers initialize as SSE with a session id, and each tools/call with what
+     * {@code tools} says for its name and arguments; records the Authorization headers it saw.
+     */
+    private static List<String> webChecks(Function<JsonNode, String> tools, List<String> authorizations) throws Exception {
+        JsonMapper json = JsonMapper.builder().build();
+        HttpServer server = HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/terminal-mcp/mcp", exchange -> {
+            authorizations.add(exchange.getRequestHeaders().getFirst("Authorization"));
+            JsonNode message = json.readTree(exchange.getRequestBody().readAllBytes());
+            String method = message.path("method").asString();
+            String body;
+            String type = "application/json";
+            if (method.equals("initialize")) {
+                exchange.getResponseHeaders().add("Mcp-Session-Id", "m1");
+                type = "text/event-stream";
+                body = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\n"
+                        + "data: \"result\":{\"protocolVersion\":\"2025-06-18\"}}\n\n";
+            } else if (method.startsWith("notifications/")) {
+                exchange.sendResponseHeaders(202, -1);
+                exchange.close();
+                return;
+            } else {
+                String answer = tools.apply(message.path("params"));
+                body = answer.startsWith("HTTP ") ? answer
+                        : "{\"jsonrpc\":\"2.0\",\"id\":" + message.path("id") + ",\"result\":{\"structuredContent\":" + answer + "}}";
+            }
+            if (body.startsWith("HTTP ")) {
+                byte[] b = body.getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(Integer.parseInt(body.substring(5, 8)), b.length);
+                exchange.getResponseBody().write(b);
+                exchange.close();
+                return;
+            }
+            exchange.getResponseHeaders().add("Content-Type", type);
+            byte[] b = body.getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, b.length);
+            exchange.getResponseBody().write(b);
+            exchange.close();
+        });
+        server.start();
+        try {
+            return new LiveVerdict.WebChecks(java.net.URI.create("http://127.0.0.1:" + server.getAddress().getPort()
+                    + "/terminal-mcp/mcp"), "agent", "pw").run();
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    /** An IRIS that behaves: the job's roles are the agent's, text comes back, INT ends the loop, KILL the job. */
+    private static Function<JsonNode, String> behaving(String roles) {
+        int[] opened = {0};
+        return params -> {
+            JsonNode a = params.path("arguments");
+            String code = a.path("code").asString();
+            return switch (params.path("name").asString()) {
+                case "session_open" -> "{\"session\":\"s" + (++opened[0]) + "\"}";
+                case "session_read" -> "{\"data\":\"<INTERRUPT>\"}";
+                case "session_signal", "session_close" -> "{}";
+                default -> code.equals("write $roles") ? "{\"status\":\"ok\",\"output\":\"" + roles + "\"}"
+                        : code.startsWith("write \"") ? "{\"status\":\"ok\",\"output\":\"" + code.substring(7, code.length() - 1) + "\"}"
+                        : code.equals("write $job") ? "{\"status\":\"ok\",\"output\":\"42" + a.path("session").asString().substring(1) + "\"}"
+                        : code.startsWith("for i=1") ? "{\"status\":\"ok\",\"output\":\"0\"}"
+                        : "{\"status\":\"running\",\"output\":\"\"}";
+            };
+        };
+    }
+
+    @Test
+    void theWebChecksPassAgainstAnEndpointThatBehavesAndSayWhatFailed() throws Exception {
+        List<String> auth = new ArrayList<>();
+        List<String> lines = webChecks(behaving("IRISTerminal_Agent,%DB_USER"), auth);
+        for (String id : List.of("LC-JOBROLES", "LC-LINK", "LC-INT", "LC-KILL")) {
+            assertTrue(lines.stream().anyMatch(l -> l.startsWith(id + "\t") && l.contains("\tok\t")), id + ": " + lines);
+        }
+        assertTrue(lines.stream().anyMatch(l -> l.matches("#marker\t[0-9a-f]{12}")), lines.toString());
+        assertTrue(lines.contains("#linkloss-pid\t421"), lines.toString());
+        assertEquals("Basic " + Base64.getEncoder().encodeToString("agent:pw".getBytes(StandardCharsets.UTF_8)), auth.get(0));
+
+        List<String> kept = webChecks(behaving("IRISTerminal_Agent,IRISTerminal_Bridge"), new ArrayList<>());
+        assertTrue(kept.stream().anyMatch(l -> l.startsWith("LC-JOBROLES\t1\tFAIL\t") && l.contains("IRISTerminal_Bridge")), kept.toString());
+
+        List<String> refused = webChecks(params -> "HTTP 503 the bridge is not running", new ArrayList<>());
+        for (String id : List.of("LC-JOBROLES", "LC-LINK", "LC-INT")) {
+            assertTrue(refused.stream().anyMatch(l -> l.startsWith(id + "\t1\tFAIL\t") && l.contains("503")), id + ": " + refused);
+        }
+        assertTrue(refused.stream().anyMatch(l -> l.startsWith("LC-KILL\t0\tnot-run\t")), refused.toString());
     }
 
     @Test
