@@ -127,17 +127,18 @@ class LiveReportTest {
     /** An IRIS that behaves: the job's roles are the agent's, text comes back, INT ends the loop, KILL the job. */
     private static Function<JsonNode, String> behaving(String roles) {
         int[] opened = {0};
+        int[] ticks = {0};
         return params -> {
             JsonNode a = params.path("arguments");
             String code = a.path("code").asString();
             return switch (params.path("name").asString()) {
                 case "session_open" -> "{\"session\":\"s" + (++opened[0]) + "\"}";
-                case "session_read" -> "{\"data\":\"<INTERRUPT>\"}";
+                case "session_read" -> a.has("until") ? "{\"data\":\"tick " + (++ticks[0]) + "\\n\"}" : "{\"data\":\"<INTERRUPT>\"}";
                 case "session_signal", "session_close" -> "{}";
                 default -> code.equals("write $roles") ? "{\"status\":\"ok\",\"output\":\"" + roles + "\"}"
                         : code.startsWith("write \"") ? "{\"status\":\"ok\",\"output\":\"" + code.substring(7, code.length() - 1) + "\"}"
                         : code.equals("write $job") ? "{\"status\":\"ok\",\"output\":\"42" + a.path("session").asString().substring(1) + "\"}"
-                        : code.startsWith("for i=1") ? "{\"status\":\"ok\",\"output\":\"0\"}"
+                        : code.startsWith("for i=1:1:100") ? "{\"status\":\"ok\",\"output\":\"0\"}"
                         : "{\"status\":\"running\",\"output\":\"\"}";
             };
         };
@@ -147,7 +148,7 @@ class LiveReportTest {
     void theWebChecksPassAgainstAnEndpointThatBehavesAndSayWhatFailed() throws Exception {
         List<String> auth = new ArrayList<>();
         List<String> lines = webChecks(behaving("IRISTerminal_Agent,%DB_USER"), auth);
-        for (String id : List.of("LC-JOBROLES", "LC-LINK", "LC-INT", "LC-KILL")) {
+        for (String id : List.of("LC-JOBROLES", "LC-LINK", "LC-INT", "LC-KILL", "LC-THREADS")) {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith(id + "\t") && l.contains("\tok\t")), id + ": " + lines);
         }
         assertTrue(lines.stream().anyMatch(l -> l.matches("#marker\t[0-9a-f]{12}")), lines.toString());
@@ -162,6 +163,7 @@ class LiveReportTest {
             assertTrue(refused.stream().anyMatch(l -> l.startsWith(id + "\t1\tFAIL\t") && l.contains("503")), id + ": " + refused);
         }
         assertTrue(refused.stream().anyMatch(l -> l.startsWith("LC-KILL\t0\tnot-run\t")), refused.toString());
+        assertTrue(refused.stream().anyMatch(l -> l.startsWith("LC-THREADS\t0\tnot-run\t")), refused.toString());
     }
 
     @Test
@@ -183,7 +185,7 @@ class LiveReportTest {
         assertEquals(0, p.exitValue(), out);
         List<String> steps = out.lines().filter(l -> l.startsWith("step ")).toList();
         List<String> ids = List.of("BUILD", "INSTALL", "LC-ROLES", "AGENT-USER", "LC-JOBROLES", "LC-LINK", "LC-INT", "LC-KILL",
-                "LC-AUDIT", "LC-LINKLOSS", "UNIT-ADMIN", "LC-REDIRECT", "LC-LONGLINE", "UNIT-AGENT", "LIVE-IT", "CLEANUP", "REPORT");
+                "LC-THREADS", "LC-AUDIT", "LC-LINKLOSS", "UNIT-ADMIN", "LC-REDIRECT", "LC-LONGLINE", "UNIT-AGENT", "LIVE-IT", "CLEANUP", "REPORT");
         assertEquals(ids.size(), steps.size(), out);
         for (int i = 0; i < ids.size(); i++) {
             assertTrue(steps.get(i).startsWith("step " + (i + 1) + " " + ids.get(i) + ": "), "step " + (i + 1) + ": " + steps.get(i));

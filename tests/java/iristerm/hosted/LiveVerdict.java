@@ -192,6 +192,7 @@ public final class LiveVerdict {
                     out.add(new Result(check, true, "FAIL", "no iris session through " + url + ": " + e.getMessage()).line());
                 }
                 out.add(new Result("LC-KILL", false, "not-run", "no iris session through " + url).line());
+                out.add(new Result("LC-THREADS", false, "not-run", "no iris session through " + url).line());
                 return out;
             }
             out.add(check("LC-JOBROLES", true, () -> {
@@ -223,6 +224,27 @@ public final class LiveVerdict {
                 String o = execute(a, "for i=1:1:100 { quit:'$data(^$JOB(" + pid + "))  hang 0.1 } write $data(^$JOB(" + pid + "))", 30_000)
                         .path("output").asString().strip();
                 return new Result("LC-KILL", false, o.endsWith("0") ? "ok" : "FAIL", "job " + pid + " after a forced close: $data(^$JOB) " + o);
+            }));
+            out.add(check("LC-THREADS", false, () -> {
+                // output arrives between gateway calls: each read while the command runs finds new lines
+                JsonNode first = execute(a, "for i=1:1:6 { write \"tick \",i,! hang 1 }", 1_500);
+                if (!first.path("status").asString().equals("running")) {
+                    return new Result("LC-THREADS", false, "FAIL", "the 6 s command answered " + first + ", not running");
+                }
+                int reads = 0, withData = 0;
+                String seen = "";
+                while (reads < 6 && !seen.contains("tick 6")) {
+                    JsonNode r = tool("session_read", Map.of("session", a, "wait_ms", 2_000, "until", "data"));
+                    reads++;
+                    String data = r.path("data").asString();
+                    if (!data.isEmpty()) {
+                        withData++;
+                    }
+                    seen += data;
+                }
+                boolean ok = withData >= 2 && seen.contains("tick 6");
+                return new Result("LC-THREADS", false, ok ? "ok" : "FAIL", withData + " of " + reads + " reads while it ran found output; "
+                        + (seen.contains("tick 6") ? "all six lines came" : "the last line never came"));
             }));
             try {
                 out.add("#linkloss-pid\t" + execute(a, "write $job", 30_000).path("output").asString().strip());
