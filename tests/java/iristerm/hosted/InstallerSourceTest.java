@@ -261,7 +261,7 @@ class InstallerSourceTest {
         String mcp = method(installer, "McpVerdict");
         int list = at(mcp, "\"session_list\", {})");
         int open = at(mcp, "\"session_open\", {\"kind\":\"iris\"");
-        int run = at(mcp, "\"iris_execute\", {\"session\":(id), \"code\":\"write $roles,\"\"|\"\",$job\"}");
+        int run = at(mcp, "\"iris_execute\", {\"session\":(id), \"code\":(\"write $roles,\"\"|\"\",$job\")}");
         int close = at(mcp, "\"session_close\", {\"session\":(id)})");
         int delete = at(mcp, "..Rpc(\"DELETE\"");
         assertTrue(list < open && open < run && run < close && close < delete, "list, open, execute, close, then DELETE");
