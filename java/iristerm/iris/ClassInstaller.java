@@ -22,10 +22,9 @@ import java.util.stream.Stream;
 /**
  * Loads the Terminal classes shipped inside the jar into an IRIS namespace over the Native API —
  * each UDL source through %Compiler.UDL.TextServices.SetTextFromStream, then one compile of all —
- * so a standalone server can set up its IRIS without files on the IRIS host — and then sets up the
- * protected store of the sessions' run data ({@code Terminal.Store.Setup}, which needs an IRIS
- * administrator). Loading the same sources again replaces them, and Setup is repeatable, so it is safe
- * to repeat.
+ * so a standalone server can set up its IRIS without files on the IRIS host. Nothing else: a session
+ * keeps no run data in IRIS (docs/iris-contract.md), so there is no store to set up. Loading the same
+ * sources again replaces them, so it is safe to repeat.
  */
 public final class ClassInstaller {
     /** A class's name and UDL text. */
@@ -35,10 +34,6 @@ public final class ClassInstaller {
     /** What happened: the classes loaded and compiled, or the first step that failed. */
     public record Report(List<String> loaded, boolean compiled, String failure) {
     }
-
-    /** The class whose {@code Setup(namespace)} creates the protected store of the sessions' run data. */
-    static final String STORE_CLASS = "Terminal.Store";
-    static final String STORE_SETUP = "Setup";
 
     private ClassInstaller() {
     }
@@ -99,14 +94,6 @@ public final class ClassInstaller {
             iris.classMethodStatusCode("%SYSTEM.OBJ", "Compile", String.join(",", loaded), "ck-d");
         } catch (RuntimeException e) {
             return new Report(loaded, false, "compiling failed: " + e.getMessage());
-        }
-        try {
-            // The sessions' run data lives in a protected store (database, mapping, routine application);
-            // without it every session call answers that the store is not reachable.
-            iris.classMethodStatusCode(STORE_CLASS, STORE_SETUP, namespace);
-        } catch (RuntimeException e) {
-            return new Report(loaded, true, "the session store was not set up (" + e.getMessage() + "); as an IRIS"
-                    + " administrator run: do ##class(" + STORE_CLASS + ")." + STORE_SETUP + "(\"" + namespace + "\")");
         }
         return new Report(loaded, true, null);
     }

@@ -429,7 +429,7 @@ class BridgeTest {
             for (int attempt = 0; attempt < 2; attempt++) {
                 Answer refused = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE, "alice")));
                 assertError(refused, 503, -32603);
-                assertTrue(refused.body().contains("is writable by its group or by everyone"), refused.body());
+                assertTrue(refused.body().contains("is writable by everyone"), refused.body());
             }
             // fixed: the next request builds the real server (which then cannot reach IRIS from this test)
             Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwx------"));
@@ -445,17 +445,44 @@ class BridgeTest {
     }
 
     @Test
-    void aDataDirectoryOfAnotherUserIsRefusedAndAnOpenOneIsMadePrivate() throws Exception {
+    void aDataDirectoryThisJvmCannotWriteIsRefusedAndOneOthersCanReadIsClosedToThem() throws Exception {
         Path dir = Files.createDirectory(dataDir.resolve("theirs"));
+        long group = DataDirectory.groupId(dir);
+        // another user's directory, shared with a group this JVM is not in
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwx---"));
         IllegalStateException other = assertThrows(IllegalStateException.class,
-                () -> DataDirectory.prepare(dir, "someone-else"));
-        assertTrue(other.getMessage().contains("not to someone-else"), other.getMessage());
+                () -> DataDirectory.prepare(dir, "someone-else", Set.of(group + 1)));
+        assertTrue(other.getMessage().contains("someone-else, the user this External Java Server runs as, may not write it")
+                && other.getMessage().contains("chmod 2770"), other.getMessage());
+        // the same directory for a JVM in its group: accepted as it is (the instance's JVMs share the group)
+        DataDirectory.prepare(dir, "someone-else", Set.of(group));
+        assertEquals("rwxrwx---", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+        // not group-writable: refused to the group member that does not own it
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-x---"));
+        assertThrows(IllegalStateException.class, () -> DataDirectory.prepare(dir, "someone-else", Set.of(group)));
+        // its owner takes others' access away
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        DataDirectory.prepare(dir, Files.getOwner(dir).getName());
-        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
-        Path created = dataDir.resolve("new").resolve("dir");
-        DataDirectory.prepare(created, Files.getOwner(dir).getName());
-        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(created)));
+        DataDirectory.prepare(dir, Files.getOwner(dir).getName(), Set.of());
+        assertEquals("rwxr-x---", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+    }
+
+    @Test
+    void aNewDataDirectoryIsTheParentsGroupsWithASharedLogFileAndTheReportSaysSo() throws Exception {
+        Path parent = Files.createDirectory(dataDir.resolve("mgr"));
+        Path created = parent.resolve("iris-terminal-mcp");
+        DataDirectory.prepare(created, Files.getOwner(parent).getName());
+        assertEquals("rwxrwx---", PosixFilePermissions.toString(Files.getPosixFilePermissions(created)));
+        Path log = created.resolve(DataDirectory.LOG_FILE);
+        assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(log)));
+        assertEquals(DataDirectory.groupId(parent), DataDirectory.groupId(created));
+        String ok = DataDirectory.report(created.toString());
+        assertTrue(ok.startsWith("{\"ok\":true,"), ok);
+        assertTrue(ok.contains("mode rwxrwx---") && ok.contains("mode rw-rw----"), ok);
+        // a log file only its owner may write is what a JVM of another OS user could not open
+        Files.setPosixFilePermissions(log, PosixFilePermissions.fromString("rw-------"));
+        String bad = DataDirectory.report(created.toString());
+        assertTrue(bad.startsWith("{\"ok\":false,") && bad.contains("chmod 660"), bad);
+        assertTrue(DataDirectory.report(parent.resolve("missing").toString()).startsWith("{\"ok\":false,"));
     }
 
     @Test

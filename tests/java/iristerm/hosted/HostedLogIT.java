@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The bridge in a fresh JVM started the way Terminal.Gateway.Define configures the External Java
- * Server: the data directory and the log file inside it as JVM arguments. The directory does not
+ * Server: the hosted jar, then IRIS's own jar, on the class path (so the hosted jar alone must carry
+ * everything a request needs), the data directory and the log file inside it as JVM arguments. The directory does not
  * exist when the JVM starts; the log must still land in it, not on a stderr nobody reads.
  */
 class HostedLogIT {
@@ -28,7 +29,7 @@ class HostedLogIT {
         Path dataDir = tmp.resolve("mgr").resolve("iris-terminal-mcp");
         Path logFile = dataDir.resolve("bridge.log");
         String classPath = String.join(java.io.File.pathSeparator, Path.of("target", "test-classes").toString(),
-                System.getProperty("iristerm.jar"));
+                System.getProperty("iristerm.hostedJar"), System.getProperty("iristerm.irisJdbcJar"));
         Process jvm = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-D" + HostedConfig.DATA_DIR_PROPERTY + "=" + dataDir,
                 "-Dorg.slf4j.simpleLogger.logFile=" + logFile,
@@ -40,6 +41,8 @@ class HostedLogIT {
         assertTrue(out.contains("\"status\":503"), out);
         assertTrue(Files.isRegularFile(logFile), "no log file; the JVM wrote: " + out);
         assertTrue(Files.readString(logFile).contains("could not ask IRIS who is calling"), Files.readString(logFile));
-        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dataDir)));
+        // shared with the instance's group (the parent's), closed to others: any JVM IRIS starts can use it
+        assertEquals("rwxrwx---", PosixFilePermissions.toString(Files.getPosixFilePermissions(dataDir)));
+        assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(logFile)));
     }
 }

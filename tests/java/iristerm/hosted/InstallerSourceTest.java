@@ -20,25 +20,23 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Holds Terminal.Installer, Terminal.Audit's setup and the install script to the security and lifecycle rules
- * of the hosted deployment, as far as their text can show them (the behaviour itself is the %UnitTest suite's,
- * on a live instance): the agent role never opens the Java server, only the web application's application role
- * does; shared objects are recorded once per instance; Uninstall ends sessions before it deletes anything; an
- * existing audit event is never switched back on; the install script names the jar module.xml copies; and
- * Terminal.REST's error answers carry an id for messages.log, not internal detail. For the live check
- * (Installer.Check): every line it can print has a troubleshooting row and an explanation, it reports like the
- * doctor and reuses the doctor and Store.Check, its temporary user is deleted on every path, and ./install
- * exits on its verdict. Review E's rules: administrator-run code acts only on records in ^%IRISTerminal, the store
- * is the home namespace's and its routine application keeps every installation, Uninstall() removes every
- * installation of the namespace and survives a missing store, Define protects the server, and a caller's SQL runs
- * contained in the web request's process.
+ * Holds Terminal.Installer, Terminal.Gateway, Terminal.Audit's setup and the install script to the security and
+ * lifecycle rules of the hosted deployment, as far as their text can show them (the behaviour itself is the
+ * %UnitTest suite's, on a live instance): the agent role never opens the Java server, only the web application's
+ * application role does, and it also grants %Admin_Operate for Signal; shared objects are recorded once per
+ * instance; Uninstall stops the Java server (which ends the sessions) before it deletes anything; an existing
+ * audit event is never switched back on; the install script names the jar module.xml copies; and Terminal.REST's
+ * error answers carry an id for messages.log, not internal detail. For the live check (Installer.Check): every
+ * line it can print has a troubleshooting row and an explanation, it reports like the doctor, it is bounded, its
+ * temporary user and that user's session job are gone on every path, and ./install exits on its verdict. Issue 23:
+ * no file of the installer names the run-data store or the Session methods it had; a busy port is replaced by a
+ * free one; Check verifies UsePassphrase, that nobody holds the bridge role as a login role, the data directory
+ * as the next JVM sees it, and the session job's roles as the agent.
  */
 class InstallerSourceTest {
     private static final Path INSTALLER = Path.of("cls", "Terminal", "Installer.cls");
     private static final Path AUDIT = Path.of("cls", "Terminal", "Audit.cls");
     private static final Path GATEWAY = Path.of("cls", "Terminal", "Gateway.cls");
-    private static final Path STORE = Path.of("cls", "Terminal", "Store.cls");
-    private static final Path SQL = Path.of("cls", "Terminal", "SQL.cls");
 
     private static String read(Path file) {
         try {
@@ -79,9 +77,6 @@ class InstallerSourceTest {
     void theAgentRoleHasNoPercentAndNeverOpensTheJavaServer() {
         String installer = read(INSTALLER);
         assertEquals("IRISTerminal_Agent", parameter(installer, "ROLE"));
-        // the store names the agent role itself (a parameter reference each way would be a compile cycle)
-        assertEquals(parameter(installer, "ROLE"), parameter(read(STORE), "AGENTROLE"));
-        assertFalse(read(STORE).contains("##class(Terminal.Installer)"), "Terminal.Store reads nothing of Terminal.Installer");
         assertFalse(parameter(installer, "APPROLE").startsWith("%"), "role names without %");
         Set<String> agent = list(parameter(installer, "ROLERESOURCES"));
         Set<String> gateway = list(parameter(installer, "GATEWAYRESOURCES"));
@@ -98,6 +93,9 @@ class InstallerSourceTest {
     void onlyTheApplicationRoleOpensTheServerAndTheServerRequiresItsOwnResource() {
         String installer = read(INSTALLER);
         assertTrue(list(parameter(installer, "APPROLERESOURCES")).contains(parameter(installer, "GWRESOURCE").toUpperCase()));
+        // Terminal.Session.Signal interrupts and ends the caller's own jobs with the caller's (the request's) roles
+        assertTrue(list(parameter(installer, "APPROLERESOURCES")).contains("%ADMIN_OPERATE"));
+        assertFalse(list(parameter(installer, "ROLERESOURCES")).contains("%ADMIN_OPERATE"), "agents get no %Admin_Operate");
         assertTrue(method(installer, "Install").contains("..EnsureRole(..#APPROLE,"));
         String app = method(installer, "EnsureApp");
         assertTrue(app.contains("..MatchRolesWith($Get(cur(\"MatchRoles\")), 1)") && app.contains("Set props(\"MatchRoles\") = matchRoles"),
@@ -185,9 +183,11 @@ class InstallerSourceTest {
     void everyCheckLineHasATroubleshootingRowAndAnExplanation() {
         List<String> names = checkLines();
         assertTrue(names.containsAll(List.of("web application", "web application authentication", "web application roles",
-                "resources", "agent role", "run-data store", "server definition", "gateway resource", "bridge jar",
-                "server running", "Java version", "jar matches classes", "reentrant call",
-                "MCP through the web application", "engine checks")), names::toString);
+                "resources", "agent role", "bridge role", "bridge role holders", "server definition", "server passphrase",
+                "gateway resource", "bridge jar", "server running", "Java version", "jar matches classes", "reentrant call",
+                "data directory", "MCP through the web application", "session roles as an agent", "engine checks")),
+                names::toString);
+        assertFalse(names.contains("run-data store") || names.contains("code database as an agent"), "the store is gone: " + names);
         String readme = read(Path.of("README.md"));
         String hosted = read(Path.of("docs", "hosted.md"));
         for (String name : names) {
@@ -204,7 +204,6 @@ class InstallerSourceTest {
         assertTrue(check.contains("Quit:pReport.ok $$$OK"), "Check's status is OK only when every line passed");
         assertTrue(check.contains("..DoctorLines(pReport)") && method(installer, "DoctorLines").contains("##class(Terminal.Gateway).Doctor()"),
                 "the engine checks are the doctor's, run through Terminal.Gateway.Doctor(), not a copy");
-        assertTrue(method(installer, "StoreLines").contains("##class(Terminal.Store).Check(pNamespace)"), "Store.Check is reused");
         String line = method(installer, "Line");
         for (String field : List.of("\"check\"", "\"ok\"", "\"seen\"", "\"fix\"")) {
             assertTrue(line.contains(field), "a line has the doctor's field " + field);
@@ -217,16 +216,20 @@ class InstallerSourceTest {
         assertTrue(install.contains("If pStart && $$$ISERR(..Check(app))"), "Install runs Check at its end");
     }
 
-    /** The temporary user of the MCP line is deleted on every path: after the Try/Catch, never inside it. */
+    /** The temporary user of the MCP line, and its session job, are gone on every path: after the Try/Catch, never inside it. */
     @Test
     void theTemporaryUserIsAlwaysDeleted() {
         String installer = read(INSTALLER);
         String mcp = method(installer, "McpVerdict");
         int made = at(mcp, "..TemporaryUser(pNamespace, .password)");
-        int caught = at(mcp, "} Catch ex {");
+        int caught = at(mcp, "} Catch ex {\n\t\tSet verdict = ");
+        int ended = at(mcp, "Do ..EndJobOf(pid, user)");
         int dropped = at(mcp, "..DropTemporaryUsers(1)");
-        assertTrue(made < caught && caught < dropped, "DropTemporaryUsers(1) must follow the Try/Catch that creates the user");
+        assertTrue(made < caught && caught < ended && ended < dropped,
+                "EndJobOf, then DropTemporaryUsers(1), must follow the Try/Catch that creates the user");
         assertFalse(mcp.substring(caught, dropped).contains("Quit"), "no return between the Catch and the deletion");
+        // only a job still running as that very user is ended
+        assertTrue(method(installer, "EndJobOf").contains("(process.UserName=pUser) $System.Process.Terminate(pPid)"));
         // recorded before it exists, so that a killed Check's user is deleted by the next one
         String user = method(installer, "TemporaryUser");
         assertTrue(at(user, "Set ^%IRISTerminal(\"checkuser\", name) = $Job") < at(user, "Security.Users).Create("));
@@ -248,36 +251,39 @@ class InstallerSourceTest {
     }
 
     /**
-     * Review G1: the MCP line takes the agent's first real step as the temporary agent user (session_open of an
-     * iris session, which Terminal.Session's code guard refuses to a writer of the code database), runs
-     * Terminal.Store.Check() as that user and reports its part "code database not writable" as a line of its own;
-     * a refused session_open fails the line with the code-database fix.
+     * LC-JOBROLES in Check: the MCP line opens an iris session as the temporary agent user and prints $ROLES there;
+     * the web application's role among them fails the line "session roles as an agent"; every request is bounded by
+     * the line's deadline, which is seconds.
      */
     @Test
-    void theMcpLineOpensASessionAndJudgesTheCodeDatabaseAsTheAgent() {
+    void theMcpLineJudgesTheSessionJobsRolesAndIsBounded() {
         String installer = read(INSTALLER);
         String mcp = method(installer, "McpVerdict");
         int list = at(mcp, "\"session_list\", {})");
         int open = at(mcp, "\"session_open\", {\"kind\":\"iris\"");
-        int run = at(mcp, "\"iris_execute\", {\"session\":(id), \"code\":\"write ##class(Terminal.Store).Check().%ToJSON()\"}");
+        int run = at(mcp, "\"iris_execute\", {\"session\":(id), \"code\":(\"write $roles,\"\"|\"\",$job\")}");
         int close = at(mcp, "\"session_close\", {\"session\":(id)})");
         int delete = at(mcp, "..Rpc(\"DELETE\"");
         assertTrue(list < open && open < run && run < close && close < delete, "list, open, execute, close, then DELETE");
-        assertTrue(mcp.contains("Set step = \"session_open\"") && mcp.contains("$Select(step=\"session_open\": openFix, 1: fix)"),
-                "a refused session_open fails the MCP line with the code-database fix");
         assertTrue(method(installer, "Tool").contains("If result.isError {"), "a tool error is a failure, not an answer");
-        assertTrue(method(installer, "Check").contains("Do ..Line(pReport, \"code database as an agent\", codeVerdict)"),
-                "Check reports the agent's code database part");
-        assertTrue(method(installer, "AgentCodeVerdict").contains("part.part=\"code database not writable\""));
-        assertTrue(method(read(STORE), "Check").contains("Do ..Part(report, \"code database not writable\", $$$ISOK(codeSC) && 'codeWritable"),
-                "Store.Check has the part, judged by the caller's own access");
+        assertTrue(method(installer, "Check").contains("Do ..Line(pReport, \"session roles as an agent\", rolesVerdict)"));
+        String roles = method(installer, "AgentRolesVerdict");
+        assertTrue(roles.contains("$ListFind($ListFromString($ZConvert(roles, \"U\")), $ZConvert(..#APPROLE, \"U\"))"),
+                "the bridge role is looked for as a role of the list, not a substring");
+        // bounded: one deadline for the line, each request's timeout what is left of it
+        assertTrue(method(installer, "Check").contains("$ZHorolog + ..#CHECKSECONDS"));
+        String rpc = method(installer, "Rpc");
+        assertTrue(at(rpc, "Set left = pDeadline - $ZHorolog") < at(rpc, "Set request.Timeout = "), rpc);
+        assertTrue(rpc.contains("If left < 1 $$$ThrowStatus("), "a request past the deadline is not sent");
+        Matcher seconds = Pattern.compile("\\nParameter CHECKSECONDS = (\\d+);").matcher(installer);
+        assertTrue(seconds.find() && Integer.parseInt(seconds.group(1)) <= 60, "Check's MCP line takes seconds, not minutes");
     }
 
     /** Review G3: without a web server address the MCP line is "not checked" (ok), and says how to give one. */
     @Test
     void noWebServerAddressIsNotCheckedAndTheScriptTakesOne() throws Exception {
         String mcp = method(read(INSTALLER), "McpVerdict");
-        assertTrue(mcp.contains("If pBaseURL = \"\" {\n\t\tSet pCodeVerdict = $ListBuild(1, \"not checked"), "no address: not checked");
+        assertTrue(mcp.contains("If pBaseURL = \"\" {\n\t\tSet pRolesVerdict = $ListBuild(1, \"not checked"), "no address: not checked");
         assertTrue(mcp.contains("Quit $ListBuild(1, \"not checked: no web server address known") && mcp.contains("./install --web-url https://host:port"),
                 "the MCP line is not checked either, and names the option");
         for (String[] run : List.of(new String[] {"ftp://host", "1"}, new String[] {"https://host:443/path", "1"},
@@ -323,21 +329,15 @@ class InstallerSourceTest {
         assertTrue(at(uninstall, "$$$ThrowOnError(..DropTemporaryUsers(0))") < at(uninstall, "\t\tKill ^%IRISTerminal\n"));
     }
 
-    /** Review G2, G5, G6 minors, each as its text shows it. */
+    /** Review G5 minors, each as its text shows it. */
     @Test
     void reviewGMinorsHold() {
         String installer = read(INSTALLER);
-        String store = read(STORE);
-        // G2: the directory is the last piece of a destination, whatever the form
-        assertTrue(method(store, "CodeLocation").contains("Do ..DestParts(dest, .system, .dir)"));
-        assertTrue(method(store, "DestParts").contains("Set dir = $Piece(dest, \"^\", *)"));
-        // G6: only <PROTECT> is the refusal the probe looks for
-        String check = method(store, "Check");
-        assertTrue(check.contains("Set:ex.Name'=\"<PROTECT>\" probeError = ex.DisplayString()") && check.contains("} ElseIf probeError '= \"\" {"));
         // G5: a planted record adopts the legacy role only with the earlier installer's Description
         assertTrue(method(installer, "AdoptLegacyRecords").contains("(..RoleDescription(..#LEGACYROLE)=..#AGENTROLEDESCRIPTION)"));
-        // G5: Check judges HOME's installation, the only one Install makes
-        assertTrue(method(installer, "Check").contains("ns = ##class(Terminal.Store).#HOME"));
+        // Check judges the installation of the namespace it runs in, the one Install installs for
+        assertTrue(method(installer, "Check").contains("ns = $Namespace"));
+        assertTrue(method(installer, "Install").contains("ns = $Namespace"));
         // G5: an SSE answer's data lines are joined, not only the last one taken
         assertTrue(method(installer, "Rpc").contains("text = ..SseData(text)"));
         assertTrue(method(installer, "SseData").contains("Set event = event_$Select(has: $Char(10), 1: \"\")_value"));
@@ -363,29 +363,21 @@ class InstallerSourceTest {
         assertTrue(method(installer, "Record").contains("Set ^%IRISTerminal(\"obj\", pKind, pName)"));
         String uninstall = method(installer, "UninstallOne");
         int guard = at(uninstall, "Quit:'lastOfInstance");
-        for (String deletion : List.of("Gateway).Remove()", "Audit).Teardown()", "Store).Teardown(", "..DeleteSecurity(")) {
+        for (String deletion : List.of("Gateway).Remove()", "Audit).Teardown()", "..DeleteSecurity(")) {
             assertTrue(guard < at(uninstall, deletion), deletion + " must come after the check for other installations");
         }
         assertTrue(at(method(installer, "Install"), "Set ^%IRISTerminal(\"install\", ns, app)") < at(method(installer, "Install"), "..EnsureResources()"),
                 "an installation is recorded before it creates anything, so that Uninstall can undo a partial one");
     }
 
+    /** The Java server ends the sessions (each job halts when its link closes): the last Uninstall stops it first. */
     @Test
     void uninstallEndsSessionsBeforeDeletingAnything() {
-        String installer = read(INSTALLER);
-        String uninstall = method(installer, "UninstallOne");
-        int end = at(uninstall, "..EndSessions()");
-        for (String deletion : List.of("..DeleteApp(", "..ReleaseApp(", "Gateway).Remove()", "Audit).Teardown()", "Store).Teardown(", "..DeleteSecurity(", "Kill ^")) {
+        String uninstall = method(read(INSTALLER), "UninstallOne");
+        int end = at(uninstall, "If lastOfInstance $$$ThrowOnError(##class(Terminal.Gateway).Stop())");
+        for (String deletion : List.of("..DeleteApp(", "..ReleaseApp(", "Gateway).Remove()", "Audit).Teardown()", "..DeleteSecurity(", "Kill ^")) {
             assertTrue(end < at(uninstall, deletion), "sessions must end before " + deletion);
         }
-        String sessions = method(installer, "EndSessions");
-        assertTrue(at(sessions, "%ExistsId(\"Terminal.Session||EndAll\")") < at(sessions, "$ClassMethod(\"Terminal.Session\", \"EndAll\")"),
-                "an older Terminal.Session without EndAll must not break Uninstall");
-        // E8: no store, no session; a failing EndAll is reported and the uninstall goes on.
-        assertTrue(at(sessions, "Quit:'##class(Terminal.Store).Exists() $$$OK") < at(sessions, "$ClassMethod(\"Terminal.Session\", \"EndAll\")"));
-        assertTrue(sessions.strip().endsWith("Quit $$$OK"), "EndSessions must not fail the uninstall");
-        // E9: EndAll ends the sessions of the whole instance, so only the last installation of the instance calls it.
-        assertTrue(uninstall.contains("If lastOfInstance $$$ThrowOnError(..EndSessions())"));
     }
 
     /** E6: what administrator-run code acts on is never read from a global agents may write. */
@@ -410,15 +402,63 @@ class InstallerSourceTest {
         assertTrue(method(installer, "EnsureApp").contains("Do ..Record(\"app\", pWebApp)"));
     }
 
-    /** E7, E3: the store is HOME's, set up without an argument, and counted as created only when nothing of it existed. */
+    /**
+     * Issue 23 (with #21): there is no run-data store, so nothing of the installer, the gateway, the REST class, the
+     * install script or the installer's tests names Terminal.Store or the Session methods that went with it; Install
+     * installs for the namespace it runs in and refuses another before anything is made.
+     */
     @Test
-    void installSetsUpTheStoreOfTheNamespaceTheClassesWereCompiledIn() {
+    void nothingOfTheInstallerNamesTheStoreOrTheRemovedSessionMethods() {
+        List<Path> mine = List.of(INSTALLER, GATEWAY, Path.of("cls", "Terminal", "REST.cls"), Path.of("install"),
+                Path.of("module.xml"), Path.of("tests", "cls", "IRISTerminalTest", "Installer.cls"),
+                Path.of("tests", "cls", "IRISTerminalTest", "Gateway.cls"), Path.of("tests", "cls", "IRISTerminalTest", "REST.cls"),
+                Path.of("tests", "cls", "IRISTerminalTest", "AgentRun.cls"), Path.of("tests", "cls", "IRISTerminalTest", "RolesProbe.cls"));
+        Pattern removed = Pattern.compile("Terminal\\.Store\\b|Terminal\\.Session\\)\\.(Send|Read|Close|List|SQL|EndAll)\\("
+                + "|\"Terminal\\.Session\", \"(Send|Read|Close|List|SQL|EndAll)\"|Terminal\\.Session\\|\\|EndAll");
+        for (Path file : mine) {
+            String[] lines = read(file).split("\n");
+            for (int i = 0; i < lines.length; i++) {
+                assertFalse(removed.matcher(lines[i]).find(), file + ":" + (i + 1) + " " + lines[i].trim());
+            }
+        }
+        assertTrue(removed.matcher("do ##class(Terminal.Session).EndAll(").find(), "the pattern finds what it is for");
         String install = method(read(INSTALLER), "Install");
-        assertTrue(install.contains("ns = ##class(Terminal.Store).#HOME"));
-        assertTrue(at(install, "If asked '= $ZConvert(ns, \"U\") {") < at(install, "Set ^%IRISTerminal(\"install\", ns, app)"), "another namespace is refused before anything is made");
-        assertTrue(at(install, "Set storeWasThere = ##class(Terminal.Store).Exists()") < at(install, "##class(Terminal.Store).Setup()"));
-        assertFalse(install.contains("Check(ns).ok"), "a failing check part does not make a store the installer's");
-        assertTrue(method(read(INSTALLER), "UninstallOne").contains("ns = ##class(Terminal.Store).#HOME"), "Uninstall finds the records Install wrote");
+        assertTrue(at(install, "If asked '= $ZConvert(ns, \"U\") {") < at(install, "Set ^%IRISTerminal(\"install\", ns, app)"),
+                "another namespace is refused before anything is made");
+        assertTrue(method(read(INSTALLER), "UninstallOne").contains("ns = $Namespace"), "Uninstall finds the records Install wrote");
+    }
+
+    /** Issue 23 (4): a new definition takes the next free port when 4077 is busy, and says which; a given port is kept. */
+    @Test
+    void aBusyPortIsReplacedByTheNextFreeOneAndSaid() {
+        String gateway = read(GATEWAY);
+        String define = method(gateway, "Define");
+        assertTrue(define.contains("Set free = $Select(pPort '= \"\": $Select(..PortInUse(port): \"\", 1: port), 1: ..FreePort(port))"), define);
+        assertTrue(at(define, "If free '= port Write ") < at(define, "Set def.Port = port"), "the port taken is printed before it is used");
+        String free = method(gateway, "FreePort");
+        assertTrue(free.contains("For port = pWanted:1:pWanted + ..#PORTSEARCH {") && free.contains("Quit:'..PortInUse(port)"), free);
+        assertTrue(method(gateway, "PortInUse").contains(":1"), "each probe waits at most 1 s");
+    }
+
+    /** Issue 23 (2, 3): Check's lines for UsePassphrase, the bridge role's holders and the data directory. */
+    @Test
+    void checkVerifiesThePassphraseTheHoldersAndTheDataDirectory() {
+        String installer = read(INSTALLER);
+        String passphrase = method(installer, "PassphraseVerdict");
+        assertTrue(passphrase.contains("Quit:pGateway.usePassphrase $ListBuild(1,"), passphrase);
+        assertTrue(passphrase.contains("Quit $ListBuild(0, \"UsePassphrase is off"), "off is a FAIL");
+        assertTrue(method(read(GATEWAY), "Status").contains("Set st.usePassphrase = $Select(def.%IsDefined(\"UsePassphrase\")"));
+        String holders = method(installer, "HoldersVerdict");
+        assertTrue(holders.contains("%PrepareClassQuery(\"%Library.SQLCatalogPriv\", \"SQLRoleUser\")")
+                && holders.contains("%Execute(..#APPROLE)"), holders);
+        assertTrue(method(installer, "DataDirectoryVerdict").contains("##class(Terminal.Gateway).DataDirectoryReport()"));
+        assertTrue(method(read(GATEWAY), "DataDirectoryReport").contains("..Invoke(\"iristerm.hosted.DataDirectory\", \"report\", ..DataDirectory())"));
+        // the JVM Check started in this process goes before the MCP line, so the serving JVM is one IRIS starts
+        String check = method(installer, "Check");
+        assertTrue(at(check, "Set wasRunning = $System.external.isServerRunning(server)") < at(check, "##class(Terminal.Gateway).Start()"));
+        assertTrue(at(check, "If startedHere Do ##class(Terminal.Gateway).Stop() Set startedHere = 0") < at(check, "..McpVerdict("));
+        assertTrue(at(check, "} Catch ex {") < at(check, "Do:startedHere ##class(Terminal.Gateway).Stop()"),
+                "a Check that faulted stops the JVM it started too");
     }
 
     /** E4: IPM's uninstall calls Uninstall() without a name; every installation of the namespace goes. */
@@ -428,48 +468,6 @@ class InstallerSourceTest {
         assertTrue(at(uninstall, "Quit:pWebApp'=\"\" ..UninstallOne(pWebApp)") < at(uninstall, "$Order(^%IRISTerminal(\"install\", ns, app))"));
         assertTrue(uninstall.contains("..UninstallOne($List(apps, i))"));
         assertTrue(read(Path.of("module.xml")).contains("Method=\"Uninstall\""), "module.xml calls Uninstall");
-    }
-
-    /** E1: the routine application keeps every installation's code database, from records only administrators write. */
-    @Test
-    void theRoutineApplicationIsBuiltFromEveryInstallationsRecord() {
-        String store = read(STORE);
-        String setup = method(store, "Setup");
-        assertTrue(at(setup, "Set ^%IRISTerminal(\"code\", ns) = codeDb") < at(setup, "Set entries = ..Entries()"));
-        assertTrue(at(setup, "Set entries = ..Entries()") < at(setup, "Set appProps(\"Routines\") = entries"));
-        assertTrue(method(store, "Entries").contains("$Order(^%IRISTerminal(\"code\", ns), 1, db)"));
-        assertTrue(method(store, "Release").contains("Kill ^%IRISTerminal(\"code\""));
-        assertTrue(method(read(INSTALLER), "UninstallOne").contains("If lastHere && 'lastOfInstance $$$ThrowOnError(##class(Terminal.Store).Release())"));
-        // E9: %All is a role of the list, not a substring of a role's name.
-        assertFalse(method(store, "Check").contains("$Roles [ \"%All\""));
-    }
-
-    /**
-     * E10/D7: a caller's SQL runs contained in the process that may hold the web application's role: a frame
-     * that is not a procedure block NEWs $ROLES, $ETRAP and (exclusively) the public variables; the frame inside
-     * it removes transactions, process-private globals and public variables before the roles come back.
-     */
-    @Test
-    void theCallersSqlRunsContained() {
-        String sql = read(SQL);
-        Matcher isolated = Pattern.compile("\\nClassMethod Isolated\\((\\w+) As %String\\) As %List \\[([^\\]]*)\\]").matcher(sql);
-        assertTrue(isolated.find(), "Terminal.SQL.Isolated(one string)");
-        String formal = isolated.group(1);
-        assertTrue(isolated.group(2).contains("ProcedureBlock = 0"), "only a non-procedure frame may NEW the public variables");
-        String body = method(sql, "Isolated");
-        int roles = at(body, "New $Roles, $ETrap");
-        assertTrue(roles < at(body, "Set $Roles = \"\", $ETrap = \"\"") && roles < at(body, "New (" + formal + ")"));
-        assertTrue(at(body, "New (" + formal + ")") < at(body, "Quit ..Contain(" + formal + ")"));
-        String contain = method(sql, "Contain");
-        int statement = at(contain, "..Statement(pRequest)");
-        for (String cleanup : List.of("TRollback 1", "$Order(^$||GLOBAL(g))", "Kill @$List(left, i)", "Halt:..PublicVariables()'=\"\"")) {
-            assertTrue(statement < contain.lastIndexOf(cleanup), cleanup + " must follow the statement");
-        }
-        // Review F2: the request variable is public in Isolated, so the statement can set it; it is killed too.
-        assertFalse(method(sql, "PublicVariables").contains("v'=\"" + formal + "\""), "the request of Isolated is cleaned like any other variable");
-        String run = method(sql, "Run");
-        assertTrue(run.contains("..Isolated("), "Run goes through Isolated");
-        assertFalse(run.contains("%Execute") || run.contains("New $Roles"), "no statement outside the contained frames");
     }
 
     /** B7: the client gets an id for messages.log, never the exception text. */

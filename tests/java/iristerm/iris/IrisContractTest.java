@@ -74,21 +74,6 @@ class IrisContractTest {
 
     // ------------------------------------------------------------------- install and uninstall
 
-    /** `install` calls Terminal.Store.Setup(namespace); the Installer's Uninstall calls Session.EndAll(). */
-    @Test
-    void theStoreSetupAndEndAllThatInstallersCallAreDeclared() {
-        Udl.Member setup = declared(ClassInstaller.STORE_CLASS, ClassInstaller.STORE_SETUP);
-        assertEquals("ClassMethod", setup.kind());
-        assertEquals(1, setup.args().size(), "ClassInstaller passes the namespace: " + setup.args());
-        assertEquals("%Status", setup.returnType());
-        assertFalse(setup.isPrivate());
-        Udl.Member endAll = declared(IrisMethod.CLASS, "EndAll");
-        assertEquals("ClassMethod", endAll.kind());
-        assertEquals(List.of(), endAll.args());
-        assertEquals("%Status", endAll.returnType());
-        assertFalse(endAll.isPrivate());
-    }
-
     private static Udl.Member declared(String className, String method) {
         Udl.ClassDef cls = Udl.parse(read(classFile(className)));
         return cls.members().stream().filter(m -> m.name().equals(method)).findFirst()
