@@ -10,6 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -46,6 +47,7 @@ public final class Session implements EngineSink {
     private volatile long lastActivity = System.currentTimeMillis();
     private volatile long endedAt;
     private volatile boolean notify;
+    private final String marker = UUID.randomUUID().toString();
 
     /** What the session manager hears about: persistence and notifications hang off these. */
     public interface Listener {
@@ -616,6 +618,11 @@ public final class Session implements EngineSink {
     @Override
     public void changed() {
         log.wakeAll();
+    }
+
+    @Override
+    public String marker() {
+        return marker;
     }
 
     /** Whether this server ends the session at idle timeout and shutdown (not so for IRIS jobs). */
