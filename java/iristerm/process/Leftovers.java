@@ -6,6 +6,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -64,6 +65,48 @@ final class Leftovers {
             // /proc is there but could not be listed: nothing more can be found this way
         }
         return found;
+    }
+
+    /**
+     * Live processes that carry any of {@code values} as their marker, found by the marker alone (for
+     * sessions of an earlier run, whose leaders' pids may name strangers by now).
+     */
+    static List<Long> carrying(Collection<String> values) {
+        List<byte[]> entries = values.stream().map(v -> (VARIABLE + "=" + v).getBytes(StandardCharsets.UTF_8)).toList();
+        List<Long> found = new ArrayList<>();
+        if (entries.isEmpty() || !Files.isDirectory(PROC)) {
+            return found;
+        }
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(PROC, Leftovers::isPid)) {
+            for (Path dir : dirs) {
+                long pid = Long.parseLong(dir.getFileName().toString());
+                if (pid != SELF && live(dir) && carriesAny(dir, entries)) {
+                    found.add(pid);
+                }
+            }
+        } catch (IOException e) {
+            // /proc is there but could not be listed: nothing more can be found this way
+        }
+        return found;
+    }
+
+    private static boolean carriesAny(Path dir, List<byte[]> entries) {
+        try {
+            byte[] env = Files.readAllBytes(dir.resolve("environ"));
+            return entries.stream().anyMatch(e -> contains(env, e));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean live(Path dir) {
+        try {
+            String stat = Files.readString(dir.resolve("stat"));
+            char state = stat.charAt(stat.lastIndexOf(')') + 2);
+            return state != 'Z' && state != 'X';
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     private static boolean isPid(Path p) {

@@ -21,13 +21,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -79,7 +80,7 @@ public final class ProcessEngine implements Engine {
         env.putAll(NO_PAGER);
         env.putAll(spec.env());
         // after the caller's env: the marker by which close finds what this session left running
-        String marker = UUID.randomUUID().toString();
+        String marker = sink.marker();
         env.put(Leftovers.VARIABLE, marker);
         String executable = resolve(spec.command(), env.get("PATH"));
         File dir = new File(spec.cwd());
@@ -306,7 +307,27 @@ public final class ProcessEngine implements Engine {
      * Each round looks again, so a process that forks while it is being ended is found too.
      */
     private void endLeftovers(long politeUntil) throws InterruptedException {
-        List<Long> found = leftovers.find(process.isAlive());
+        end(() -> leftovers.find(process.isAlive()), politeUntil, "session process " + process.pid());
+    }
+
+    /**
+     * Ends the processes that carry the marker of a session of an earlier run whose server is gone (it
+     * died without ending them), as {@link #endLeftovers(long)} does, politely first for {@code graceMillis}.
+     */
+    public static void endOrphans(Collection<String> markers, long graceMillis) {
+        if (markers.isEmpty()) {
+            return;
+        }
+        try {
+            end(() -> Leftovers.carrying(markers), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis),
+                    "sessions of an earlier run");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void end(Supplier<List<Long>> finder, long politeUntil, String whose) throws InterruptedException {
+        List<Long> found = finder.get();
         if (found.isEmpty()) {
             return;
         }
@@ -319,8 +340,7 @@ public final class ProcessEngine implements Engine {
                 killUntil = now + TimeUnit.MILLISECONDS.toNanos(KILL_WAIT_MILLIS);
             }
             if (!polite && now - killUntil > 0) {
-                LOG.warn("processes {} left by session process {} did not end within {} ms of KILL", found,
-                        process.pid(), KILL_WAIT_MILLIS);
+                LOG.warn("processes {} left by {} did not end within {} ms of KILL", found, whose, KILL_WAIT_MILLIS);
                 return;
             }
             for (long pid : found) {
@@ -329,7 +349,7 @@ public final class ProcessEngine implements Engine {
                 }
             }
             Thread.sleep(LEFTOVER_POLL_MILLIS);
-            found = leftovers.find(process.isAlive());
+            found = finder.get();
         }
     }
 

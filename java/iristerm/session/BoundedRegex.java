@@ -1,6 +1,8 @@
 package iristerm.session;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -13,10 +15,21 @@ import java.util.regex.PatternSyntaxException;
  * that looks at the clock every {@value #CHECK_EVERY} characters and throws once the deadline is
  * past: the search stops within microseconds of it and nothing keeps running. (A linear-time
  * engine would need a new dependency and drops backreferences and lookaround, which agents use.)
+ *
+ * <p>All searches together get at most half the machine's cores once they run long: a search runs
+ * freely for its first {@value #FREE_MILLIS} ms (nearly every search ends long before), then only
+ * while it holds one of {@link #SHARE} permits, which it hands on every {@value #FREE_MILLIS} ms to a
+ * search waiting for one (first come, first served). So twenty backtracking reads cost a core, not
+ * all of them, for their waits, and a plain search started meanwhile still ends at once.
  */
 public final class BoundedRegex {
     /** clock reads are cheap but not free; the engine makes millions of charAt calls per second */
     private static final int CHECK_EVERY = 1024;
+    /** how long a search runs before it needs a share of the cores, and how long it keeps one when others wait */
+    private static final long FREE_MILLIS = 5;
+    /** the cores long searches may keep busy together */
+    static final int CORES = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+    private static final Semaphore SHARE = new Semaphore(CORES, true);
 
     private BoundedRegex() {
     }
@@ -94,6 +107,8 @@ public final class BoundedRegex {
         } catch (StackOverflowError e) {
             // the engine's recursion unwound completely; this thread's stack is whole again
             throw new Overrun(true);
+        } finally {
+            input.leaveShare();
         }
     }
 
@@ -254,6 +269,8 @@ public final class BoundedRegex {
         private final int split;
         private final long deadline;
         private int reads;
+        private long sliceStart = System.nanoTime();
+        private boolean sharing;
 
         Timed(String before, String text, long deadline) {
             this.before = before;
@@ -266,11 +283,42 @@ public final class BoundedRegex {
         public char charAt(int index) {
             if (++reads == CHECK_EVERY) {
                 reads = 0;
-                if (System.nanoTime() - deadline > 0) {
+                long now = System.nanoTime();
+                if (now - deadline > 0) {
                     throw new Overrun(false);
+                }
+                if (now - sliceStart > TimeUnit.MILLISECONDS.toNanos(FREE_MILLIS)) {
+                    nextSlice(now);
                 }
             }
             return index >= split ? text.charAt(index - split) : before.charAt(index);
+        }
+
+        /** A long search takes a share of the cores, or hands its share on when another search waits for one. */
+        private void nextSlice(long now) {
+            if (sharing && SHARE.hasQueuedThreads()) {
+                SHARE.release();
+                sharing = false;
+            }
+            if (!sharing) {
+                try {
+                    if (!SHARE.tryAcquire(deadline - now, TimeUnit.NANOSECONDS)) {
+                        throw new Overrun(false);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new Overrun(false);
+                }
+                sharing = true;
+            }
+            sliceStart = System.nanoTime();
+        }
+
+        void leaveShare() {
+            if (sharing) {
+                SHARE.release();
+                sharing = false;
+            }
         }
 
         @Override

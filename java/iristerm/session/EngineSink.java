@@ -9,4 +9,10 @@ public interface EngineSink {
 
     /** Something a waiting reader may care about changed (an engine state or event). */
     void changed();
+
+    /**
+     * The value unique to this session that its OS processes carry in their environment, by which what
+     * they leave running is found (also by a later run of the server, which the data directory tells it).
+     */
+    String marker();
 }

@@ -10,6 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -52,6 +53,7 @@ public final class Session implements EngineSink {
     private volatile String endedBy;
     /** made on the first look at the screen: a session nobody looks at that way costs nothing */
     private TerminalScreen screen;
+    private final String marker = UUID.randomUUID().toString();
 
     /** What the session manager hears about: persistence and notifications hang off these. */
     public interface Listener {
@@ -686,6 +688,11 @@ public final class Session implements EngineSink {
     @Override
     public void changed() {
         log.wakeAll();
+    }
+
+    @Override
+    public String marker() {
+        return marker;
     }
 
     /** Whether this server ends the session at idle timeout and shutdown (not so for IRIS jobs). */

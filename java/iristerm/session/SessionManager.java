@@ -58,6 +58,10 @@ public final class SessionManager implements AutoCloseable {
     private final Map<String, NotifyTarget> notifyTargets = new ConcurrentHashMap<>();
     private final Map<String, Boolean> notifyScheduled = new ConcurrentHashMap<>();
     private final Set<String> persistent = ConcurrentHashMap.newKeySet();
+    /** the marker each persistent session's processes carry (see {@link EngineSink#marker()}), by session id */
+    private final Map<String, String> markers = new ConcurrentHashMap<>();
+    /** markers of sessions a server that is gone ran: what still carries them outlived it */
+    private final List<String> orphanMarkers = new ArrayList<>();
     private final ScheduledExecutorService timer;
     private final java.util.concurrent.ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "sessions-notify");
@@ -124,6 +128,14 @@ public final class SessionManager implements AutoCloseable {
         return changes;
     }
 
+    /**
+     * Markers of the sessions of earlier runs whose server is gone (it died without ending them): processes
+     * that still carry one are leftovers nobody else will end.
+     */
+    public List<String> orphanMarkers() {
+        return List.copyOf(orphanMarkers);
+    }
+
     /** Sessions of an earlier run: their processes are gone, their transcripts remain readable. */
     private void loadHistory() {
         List<SessionStore.Stored> all = store.loadAll();
@@ -138,8 +150,14 @@ public final class SessionManager implements AutoCloseable {
                 OutputLog log = new OutputLog(1, store.openTranscript(s.meta().id(), config.maxTranscriptBytes(), disk));
                 sessions.put(s.meta().id(), Session.ended(s.meta(), log, s.exitCode(), s.signal(), ended));
                 persistent.add(s.meta().id());
+                if (s.marker() != null) {
+                    markers.put(s.meta().id(), s.marker());
+                    if (!s.serverAlive()) {
+                        orphanMarkers.add(s.marker());
+                    }
+                }
                 if (s.endedAt() == null) {
-                    store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.signal(), ended));
+                    store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.signal(), ended, s.marker()));
                 }
             } catch (RuntimeException e) {
                 // one unreadable session must not keep the server from starting
@@ -163,8 +181,9 @@ public final class SessionManager implements AutoCloseable {
         Session session = new Session(meta, new OutputLog(config.tailBytes(), transcript), listener);
         if (persistent) {
             // saved before the engine starts, so the save at its exit (however soon) comes after this one
-            store.save(new SessionStore.Stored(meta, -1, null, null, null));
+            store.save(new SessionStore.Stored(meta, -1, null, null, null, session.marker()));
             this.persistent.add(id);
+            markers.put(id, session.marker());
         }
         try {
             session.attach(engine.apply(session));
@@ -193,6 +212,7 @@ public final class SessionManager implements AutoCloseable {
             return false;
         }
         persistent.remove(oldest.id());
+        markers.remove(oldest.id());
         long size = store.transcriptSize(oldest.id());
         try {
             store.delete(oldest.id());
@@ -288,7 +308,8 @@ public final class SessionManager implements AutoCloseable {
         }
         s.log().retire();
         if (isPersistent(s)) {
-            store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.exitSignal(), s.endedAt()));
+            store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.exitSignal(), s.endedAt(),
+                    markers.get(s.id())));
         }
         LOG.info("session {} exited (code {}, signal {})", s.id(), s.exitCode(), s.exitSignal());
     }
@@ -364,7 +385,7 @@ public final class SessionManager implements AutoCloseable {
         for (Session s : sessions.values()) {
             if (isPersistent(s)) {
                 store.save(new SessionStore.Stored(s.meta(), s.pid(), s.exitCode(), s.exitSignal(),
-                        s.isExited() ? s.endedAt() : System.currentTimeMillis()));
+                        s.isExited() ? s.endedAt() : System.currentTimeMillis(), markers.get(s.id())));
             }
             s.log().closeTranscript();
         }

@@ -28,8 +28,27 @@ public final class SessionStore {
     private final Path root;
     private final JsonMapper json = JsonMapper.builder().build();
 
-    /** The stored form of a session: what it was opened with and how it ended. */
-    public record Stored(SessionMeta meta, long pid, Integer exitCode, String signal, Long endedAt) {
+    /**
+     * The stored form of a session: what it was opened with and how it ended; for a process session also
+     * the marker its processes carry and the server that ran it (its pid and start, epoch millis), so that
+     * a later run can end what outlived a server that died without ending it.
+     */
+    public record Stored(SessionMeta meta, long pid, Integer exitCode, String signal, Long endedAt, String marker,
+                         Long serverPid, Long serverStart) {
+        /** The server this code runs in, as {@link #serverPid} and {@link #serverStart} record it. */
+        static final ProcessHandle SERVER = ProcessHandle.current();
+        static final long SERVER_START = SERVER.info().startInstant().map(java.time.Instant::toEpochMilli).orElse(0L);
+
+        /** A record written by this server. */
+        public Stored(SessionMeta meta, long pid, Integer exitCode, String signal, Long endedAt, String marker) {
+            this(meta, pid, exitCode, signal, endedAt, marker, SERVER.pid(), SERVER_START);
+        }
+
+        /** Whether the server that wrote this record still runs (then what it started is its own to end). */
+        boolean serverAlive() {
+            return serverPid != null && ProcessHandle.of(serverPid).flatMap(h -> h.info().startInstant())
+                    .map(start -> start.toEpochMilli() == serverStart).orElse(false);
+        }
     }
 
     public SessionStore(Path dataDir) {

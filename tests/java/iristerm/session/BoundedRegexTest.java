@@ -2,6 +2,9 @@ package iristerm.session;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -32,6 +35,39 @@ class BoundedRegexTest {
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertFalse(e.tooDeep());
         assertTrue(took >= 200 && took < 1500, "stopped after " + took + " ms");
+    }
+
+    @Test
+    void concurrentCatastrophicSearchesRunOnHalfTheCoresAndAPlainOneStillEndsAtOnce() throws Exception {
+        int searches = 3 * BoundedRegex.CORES + 3;
+        long waitMillis = 1500;
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < searches; i++) {
+            Thread t = new Thread(() -> assertThrows(BoundedRegex.Overrun.class,
+                    () -> BoundedRegex.find(CATASTROPHIC, "a".repeat(3000), in(waitMillis))));
+            threads.add(t);
+            t.start();
+        }
+        long plain = System.nanoTime();
+        assertTrue(BoundedRegex.find(Pattern.compile("needle"), "hay ".repeat(10_000) + "needle", in(5000)));
+        long plainMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - plain);
+        // how many searches run (rather than wait for a share) at each look, while all of them are under way
+        List<Long> running = new ArrayList<>();
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis - 300);
+        TimeUnit.MILLISECONDS.sleep(100);
+        while (System.nanoTime() < until) {
+            running.add(threads.stream().filter(t -> t.getState() == Thread.State.RUNNABLE).count());
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+        for (Thread t : threads) {
+            t.join(10_000);
+        }
+        Collections.sort(running);
+        long median = running.get(running.size() / 2);
+        // a hand-over shows both searches runnable for a moment (longer on a loaded machine): twice the share
+        assertTrue(median <= 2 * BoundedRegex.CORES, "of " + searches + " searches " + running + " ran at once; "
+                + BoundedRegex.CORES + " should, apart from hand-overs");
+        assertTrue(plainMillis < 500, "a plain search among them took " + plainMillis + " ms");
     }
 
     @Test

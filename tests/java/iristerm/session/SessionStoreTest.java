@@ -18,7 +18,7 @@ class SessionStoreTest {
     void damagedEntriesAreSkippedAndTheRestLoads() throws Exception {
         SessionStore store = new SessionStore(dir);
         SessionMeta meta = new SessionMeta("good", "process", "n", "o", "bash", List.of(), "/", null, "pty", null, 1);
-        store.save(new SessionStore.Stored(meta, 1, 0, null, 2L));
+        store.save(new SessionStore.Stored(meta, 1, 0, null, 2L, null));
         Files.createDirectories(dir.resolve("sessions/empty"));
         Files.writeString(dir.resolve("sessions/empty/meta.json"), "{}");
         Files.createDirectories(dir.resolve("sessions/junk"));
