@@ -70,9 +70,7 @@ class BrowserViewIT {
 
     @BeforeAll
     static void start() throws Exception {
-        Path tokens = dir.resolve("tokens");
-        Files.writeString(tokens, "alice " + ALICE + "\nbob " + BOB + "\n");
-        server = new HttpServer(dir.resolve("data"), List.of("--tokens-file", tokens.toString()), line -> {
+        server = HttpServer.withTokens(dir, Map.of("alice", ALICE, "bob", BOB), line -> {
             Matcher m = SIGN_IN.matcher(line);
             if (m.find()) {
                 link(m.group(1)).complete(m.group(2));
