@@ -271,17 +271,24 @@
       lineText.focus();
     }
   });
-  line.addEventListener('submit', (e) => {
-    e.preventDefault();
+  function sendLine() {
     const text = lineText.value;
     lineText.value = '';
     act('send', 'session_send', { text });
+  }
+  el('line-send').addEventListener('click', sendLine);
+  lineText.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') {
+      sendLine();
+    }
   });
 
   // Fit to view: the session's terminal takes the view's width (its height, when the host fixes one),
   // then follows the view's size, one session_resize per pause in resizing
   const measure = document.createElement('span');
-  measure.style.cssText = 'position:absolute;visibility:hidden;white-space:pre;font:13px DejaVu Sans Mono, Menlo, monospace';
+  // at the top left: placed after the terminal it would stretch the page's scrollable height by a line
+  measure.style.cssText = 'position:absolute;top:0;left:0;visibility:hidden;white-space:pre;'
+    + 'font:13px DejaVu Sans Mono, Menlo, monospace';
   measure.textContent = 'W'.repeat(40);
   document.body.append(measure);
   let fitTimer = null;
