@@ -49,6 +49,7 @@ window.host.show = async (name, args, result) => {
     await bridge.sendToolResult(result);
   };
   window.host.teardown = () => bridge.teardownResource({});
+  window.host.context = (changed) => bridge.sendHostContextChange(changed);
   await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
   frame.srcdoc = html;
 };

@@ -237,7 +237,14 @@ class AppViewBrowserIT {
         assertTrue(screen().contains(colsRows[1] + "x" + colsRows[0]), () -> "stty size is not " + size + ": " + screen());
         browser.switchTo().defaultContent();
         Chromium.screenshot(browser, Path.of("target", "app-view.png"));
+        // the host's theme and style variables reach the page
+        ((JavascriptExecutor) browser).executeScript("window.host.context({ theme: 'light', styles: { variables: "
+                + "{ '--font-sans': 'serif' } } })");
         browser.switchTo().frame(frame);
+        waiting().withMessage("the view did not take the host's light theme")
+                .until(d -> d.findElement(By.tagName("body")).getAttribute("class").contains("light"));
+        assertEquals("serif", ((JavascriptExecutor) browser).executeScript(
+                "return getComputedStyle(document.documentElement).getPropertyValue('--font-sans').trim()"));
 
         // Close asks first, in the page (a sandboxed frame may not show confirm())
         browser.findElement(By.id("close")).click();
