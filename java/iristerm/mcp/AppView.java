@@ -6,9 +6,6 @@ import iristerm.session.Session;
 import iristerm.ui.SessionOutput;
 import iristerm.ui.UiAssets;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -112,6 +109,7 @@ public final class AppView {
     private static String inlinable(String resource) {
         String t = SOURCE_MAP.matcher(text(resource)).replaceAll("");
         String lower = t.toLowerCase(Locale.ROOT);
+        // "<!--" too: inside a script, it (with a later "<script") changes how the page's parser finds the end
         if (lower.contains("</script") || lower.contains("</style") || lower.contains("<!--")) {
             throw new IllegalStateException(resource + " cannot be inlined: it contains </script, </style or <!--");
         }
@@ -119,14 +117,7 @@ public final class AppView {
     }
 
     private static String text(String resource) {
-        try (InputStream in = AppView.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("the jar lacks " + resource + "; rebuild it with mvn package");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return new String(UiAssets.read(resource), StandardCharsets.UTF_8);
     }
 
     /**

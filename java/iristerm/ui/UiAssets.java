@@ -54,7 +54,7 @@ public final class UiAssets {
                 "X-Content-Type-Options", "nosniff", "Content-Security-Policy", CSP), a.text());
     }
 
-    static byte[] read(String resource) {
+    public static byte[] read(String resource) {
         try (InputStream in = UiAssets.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("the jar lacks " + resource + "; rebuild it with mvn package");
