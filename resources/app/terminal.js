@@ -246,12 +246,17 @@
 
   // ---- controls: each one a tool call the user asked for --------------------------------------
 
-  async function act(label, name, args) {
+  // says how the call went, unless the session ended meanwhile: the end is what the user needs to see
+  async function act(label, name, args, shown = textOf) {
     say(label + '…');
+    let message;
     try {
-      say(textOf(await callTool(name, { session, ...args })));
+      message = shown(await callTool(name, { session, ...args }));
     } catch (e) {
-      say(`${label} failed: ${e.message}`);
+      message = `${label} failed: ${e.message}`;
+    }
+    if (!ended) {
+      say(message);
     }
   }
 
@@ -261,7 +266,8 @@
   el('close-no').addEventListener('click', () => { confirmBox.hidden = true; });
   el('close-yes').addEventListener('click', () => {
     confirmBox.hidden = true;
-    act('close', 'session_close', {});
+    // session_close answers with the output no reader had read: the terminal shows it already
+    act('close', 'session_close', {}, (r) => (r.isError ? textOf(r) : 'closed'));
   });
 
   type.addEventListener('click', () => {
