@@ -56,9 +56,12 @@ public final class ServerAssembly implements AutoCloseable {
               session (status ok/error/reading/running; answer a READ with session_send). iris_sql runs SQL.
             """;
 
-    /** what the server offers, as its initialize answer says */
+    /**
+     * what the server offers, as its initialize answer says; server/discover should declare the same
+     * extensions (the MCP Apps view, {@link AppView#CAPABILITY})
+     */
     public static final McpSchema.ServerCapabilities CAPABILITIES = McpSchema.ServerCapabilities.builder()
-            .tools(false).resources(false, false).logging().completions().build();
+            .tools(false).resources(false, false).logging().completions().extensions(AppView.CAPABILITY).build();
 
     private final ServerContext ctx;
     private final List<ToolSpec> tools = new ArrayList<>();
@@ -73,6 +76,7 @@ public final class ServerAssembly implements AutoCloseable {
         this.ctx = ctx;
         IrisTools irisTools = new IrisTools(ctx, iris);
         List<ToolSpec> all = new ArrayList<>(new SessionTools(ctx, irisTools, this::notifier).all());
+        all.add(AppView.viewTool(ctx));
         all.addAll(irisTools.all());
         tools.addAll(irisTools.takingUpFirst(all));
     }
@@ -143,6 +147,7 @@ public final class ServerAssembly implements AutoCloseable {
                         .mimeType("text/plain")
                         .build(),
                 this::readTranscript));
+        spec.resources(AppView.resource());
         spec.completions(new McpServerFeatures.SyncCompletionSpecification(
                 new McpSchema.ResourceReference(TRANSCRIPT_TEMPLATE), this::completeSession));
         return spec.build();
@@ -162,6 +167,7 @@ public final class ServerAssembly implements AutoCloseable {
                         .build())
                 .inputSchema(Json.MCP, t.inputSchema())
                 .outputSchema(Json.MCP, t.outputSchema())
+                .meta(AppView.toolMeta(t.name()))
                 .build();
         return McpServerFeatures.SyncToolSpecification.builder()
                 .tool(tool)

@@ -13,13 +13,13 @@ import java.util.Map;
  * moves on as output arrives. It is not one of the session's named readers, so watching moves no
  * agent's cursor, and it waits without touching the session, so watching keeps nothing from its idle timeout.
  */
-final class SessionOutput {
+public final class SessionOutput {
     /** a viewer starts this far back from the end: enough for a screenful and its history */
     static final int INITIAL_BYTES = 256 * 1024;
     private static final int CHUNK_BYTES = 64 * 1024;
 
     /** Raw bytes from {@code from} to {@code next}; {@code ended} once the session exited and all of it was given. */
-    record Chunk(long from, byte[] bytes, long next, boolean ended, Integer exitCode, String signal) {
+    public record Chunk(long from, byte[] bytes, long next, boolean ended, Integer exitCode, String signal) {
         /** What a page receives: the bytes as base64 (a terminal takes them raw, split characters and all). */
         String json() {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -39,7 +39,7 @@ final class SessionOutput {
     private SessionOutput() {
     }
 
-    static long start(Session s) {
+    public static long start(Session s) {
         return Math.max(0, s.bytes() - INITIAL_BYTES);
     }
 
@@ -48,7 +48,7 @@ final class SessionOutput {
      * (released by the producer, or for an iris session by the fetch the wait makes); empty after the wait.
      * A position past the end (a page that kept one across a restart) is the end: what comes next.
      */
-    static Chunk next(Session s, long from, long waitMillis) {
+    public static Chunk next(Session s, long from, long waitMillis) {
         long at = Math.min(from, s.bytes());
         OutputLog.Slice slice = s.log().read(at, CHUNK_BYTES);
         if (slice.bytes().length == 0 && !s.isExited() && waitMillis > 0) {

@@ -14,9 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The page's files, all served from the jar: the view's own (resources/ui) and xterm.js from its
  * WebJar. No build step and nothing from elsewhere: a browser without internet access shows the page.
  */
-final class UiAssets {
+public final class UiAssets {
     /** the WebJar's folder; its version is the pom's org.webjars.npm:xterm (UiAssetsTest holds them together) */
-    static final String XTERM = "META-INF/resources/webjars/xterm/4.9.0/";
+    public static final String XTERM = "META-INF/resources/webjars/xterm/4.9.0/";
 
     private static final String CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
             + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -54,7 +54,7 @@ final class UiAssets {
                 "X-Content-Type-Options", "nosniff", "Content-Security-Policy", CSP), a.text());
     }
 
-    static byte[] read(String resource) {
+    public static byte[] read(String resource) {
         try (InputStream in = UiAssets.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("the jar lacks " + resource + "; rebuild it with mvn package");

@@ -8,23 +8,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
-import javax.imageio.ImageIO;
-import java.awt.image.BufferedImage;
-import java.io.ByteArrayInputStream;
-import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -41,7 +32,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The browser view (/ui) of the packaged jar's {@code serve}, driven as a person uses it: Debian's
@@ -70,9 +60,7 @@ class BrowserViewIT {
 
     @BeforeAll
     static void start() throws Exception {
-        Path tokens = dir.resolve("tokens");
-        Files.writeString(tokens, "alice " + ALICE + "\nbob " + BOB + "\n");
-        server = new HttpServer(dir.resolve("data"), List.of("--tokens-file", tokens.toString()), line -> {
+        server = HttpServer.withTokens(dir, Map.of("alice", ALICE, "bob", BOB), line -> {
             Matcher m = SIGN_IN.matcher(line);
             if (m.find()) {
                 link(m.group(1)).complete(m.group(2));
@@ -81,8 +69,8 @@ class BrowserViewIT {
         base = "http://" + server.endpoint().getAuthority();
         aliceMcp = server.connect(ALICE, n -> { });
         bobMcp = server.connect(BOB, n -> { });
-        alice = browser();
-        bob = browser();
+        alice = Chromium.start();
+        bob = Chromium.start();
     }
 
     @AfterAll
@@ -99,27 +87,6 @@ class BrowserViewIT {
 
     private static CompletableFuture<String> link(String identity) {
         return signInLinks.computeIfAbsent(identity, k -> new CompletableFuture<>());
-    }
-
-    private static String executable(String name) {
-        for (String folder : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            Path p = Path.of(folder, name);
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        return fail(name + " is not on PATH: the browser view is tested in a real headless Chromium. Install it "
-                + "with `apt-get install -y chromium chromium-driver` (.ci/run does so on a clean machine).");
-    }
-
-    private static WebDriver browser() {
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(executable("chromium"));
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1500,1000");
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new File(executable("chromedriver"))).usingAnyFreePort().build();
-        return new ChromeDriver(service, options);
     }
 
     private static WebDriverWait waiting(WebDriver d) {
@@ -171,7 +138,7 @@ class BrowserViewIT {
 
     @Test
     void theSignInLinkWorksOnceAndItsCookieIsNoKeyToMcp() throws Exception {
-        WebDriver d = browser();
+        WebDriver d = Chromium.start();
         try {
             String link = signIn(d, "bob");
             var cookie = d.manage().getCookieNamed("iristerm_ui");
@@ -225,7 +192,7 @@ class BrowserViewIT {
         List<?> pair = (List<?>) colours;
         assertNotEquals(pair.get(1), pair.get(0), "red output is rendered in another colour than plain output");
 
-        screenshot(alice, Path.of("target", "ui-view.png"));
+        Chromium.screenshot(alice, Path.of("target", "ui-view.png"));
 
         Map<String, Object> started = Mcp.ok(aliceMcp, "session_send", "session", id,
                 "text", "echo sleeping-$((2+3)); sleep 100", "wait_ms", 20000, "until", Map.of("pattern", "sleeping-5\\r?\\n"));
@@ -262,20 +229,5 @@ class BrowserViewIT {
         assertNotEquals("exited", listed.get(0).get("state"), "bob's browser closed alice's session");
         // and the same requests from bob's page do act on his own session
         assertEquals(200L, ((Number) fetch(bob, "POST", "/ui/api/sessions/" + own + "/close")).longValue());
-    }
-
-    /** Saves what the browser shows and checks it is a picture, not a blank page. */
-    private static void screenshot(WebDriver d, Path file) throws Exception {
-        byte[] png = ((org.openqa.selenium.TakesScreenshot) d).getScreenshotAs(OutputType.BYTES);
-        Files.createDirectories(file.getParent());
-        Files.write(file, png);
-        BufferedImage image = ImageIO.read(new ByteArrayInputStream(png));
-        Set<Integer> colours = new HashSet<>();
-        for (int y = 0; y < image.getHeight(); y += 4) {
-            for (int x = 0; x < image.getWidth(); x += 4) {
-                colours.add(image.getRGB(x, y));
-            }
-        }
-        assertTrue(colours.size() > 20, "the screenshot " + file + " is nearly blank: " + colours.size() + " colours");
     }
 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -193,23 +192,5 @@ class ConformanceIT {
 
     private static String node() {
         return INSTALL.resolve("node_modules/.bin/node").toString();
-    }
-
-    /** A finished child process: its exit code and its output (stdout and stderr, kept in {@code log}). */
-    private record Run(int exit, String output) {
-
-        static Run of(Path dir, Path log, Duration timeout, String... command) throws IOException,
-                InterruptedException {
-            Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(log.toFile()).start();
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly();
-                process.waitFor(10, TimeUnit.SECONDS);
-                fail(String.join(" ", command) + " did not finish within " + timeout + ":\n"
-                        + Files.readString(log, StandardCharsets.UTF_8));
-            }
-            return new Run(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
-        }
     }
 }

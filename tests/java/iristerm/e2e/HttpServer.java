@@ -7,9 +7,11 @@ import iristerm.mcp.Json;
 
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -33,6 +35,15 @@ final class HttpServer implements ServerUnderTest {
             all.addAll(List.of("--token", TOKEN));
         }
         serve = ServeProcess.start(StdioServer.jar(), dataDir, all, 30, stderr);
+    }
+
+    /** A server whose tokens file gives each identity its token (identity → token), on {@code dir}. */
+    static HttpServer withTokens(Path dir, Map<String, String> tokens, Consumer<String> stderr) throws Exception {
+        Path file = dir.resolve("tokens");
+        StringBuilder lines = new StringBuilder();
+        tokens.forEach((identity, token) -> lines.append(identity).append(' ').append(token).append('\n'));
+        Files.writeString(file, lines);
+        return new HttpServer(dir.resolve("data"), List.of("--tokens-file", file.toString()), stderr);
     }
 
     URI endpoint() {

@@ -50,8 +50,9 @@ class BridgeTest {
             "capabilities":{},"clientInfo":{"name":"bridge-test","version":"1"}}}""";
     private static final String INITIALIZED = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
     private static final String TOOLS_LIST = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}";
+    /** session_view too: the MCP Apps view works hosted through the same tools and resource */
     private static final List<String> TOOLS = List.of("iris_execute", "iris_sql", "session_close", "session_list",
-            "session_open", "session_read", "session_resize", "session_send", "session_signal");
+            "session_open", "session_read", "session_resize", "session_send", "session_signal", "session_view");
 
     @TempDir
     Path dataDir;
