@@ -316,6 +316,10 @@ final class IrisTools implements IrisSessions, AutoCloseable {
     private Answer runSql(Caller c, Args a) {
         api();
         String query = a.requiredString("query");
+        if (query.getBytes(StandardCharsets.UTF_8).length > ctx.limits().maxInputBytes()) {
+            throw new SessionException("'query' is larger than the input limit of " + ctx.limits().maxInputBytes()
+                    + " bytes; put a long statement in a stored procedure or view and call it");
+        }
         long maxRows = a.integer("max_rows", 100, 1, 100_000);
         ArrayNode params = Json.MAPPER.createArrayNode();
         for (Object p : a.list("params")) {
