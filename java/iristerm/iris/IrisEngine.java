@@ -59,6 +59,10 @@ public final class IrisEngine implements Engine {
     /** bytes of output pushed into the session so far: the log offset of the next byte */
     private long byteEnd;
     private long promptAt = -1;
+    /** where the output stood when the job was last given a command, statement or answer */
+    private long inputAt = -1;
+    /** a prompt or READ has come since the job was last given one */
+    private boolean promptSinceInput;
     private long lastN;
     /** the READ an answer has been sent to (only one line in the job's hands at a time) */
     private long answered = -1;
@@ -200,7 +204,7 @@ public final class IrisEngine implements Engine {
         synchronized (lock) {
             requireAtPromptLocked();
             long n = ++lastN;
-            send(JSON.createObjectNode().put("t", EXECUTE).put("n", n).put("code", code).put("echo", !secret));
+            give(JSON.createObjectNode().put("t", EXECUTE).put("n", n).put("code", code).put("echo", !secret));
             state = SessionState.running;
             return n;
         }
@@ -209,7 +213,9 @@ public final class IrisEngine implements Engine {
     /** Runs one SQL statement in the job at its prompt (audited first); its result completes the future. */
     public CompletableFuture<JsonNode> sql(String query, JsonNode params, String inNamespace, long maxRows) {
         requireAtPrompt();
-        audit("sql", query, false, inNamespace != null ? inNamespace : namespace());
+        // the statement followed by its parameters as JSON, as the contract's Audit records it
+        audit("sql", query + "\n" + JSON.writeValueAsString(params), false,
+                inNamespace != null ? inNamespace : namespace());
         synchronized (lock) {
             requireAtPromptLocked();
             long n = ++lastN;
@@ -221,7 +227,7 @@ public final class IrisEngine implements Engine {
             q.put("max_rows", maxRows);
             CompletableFuture<JsonNode> result = new CompletableFuture<>();
             statements.put(n, result);
-            send(q);
+            give(q);
             state = SessionState.running;
             return result;
         }
@@ -292,12 +298,12 @@ public final class IrisEngine implements Engine {
             if (readWaits) {
                 typeAhead.pollFirst();
                 answered = reading.r();
-                send(JSON.createObjectNode().put("t", ANSWER).put("r", reading.r()).put("text", head.text())
+                give(JSON.createObjectNode().put("t", ANSWER).put("r", reading.r()).put("text", head.text())
                         .put("echo", !head.secret()));
                 state = SessionState.running;
             } else if (state == SessionState.idle) {
                 typeAhead.pollFirst();
-                send(JSON.createObjectNode().put("t", EXECUTE).put("n", ++lastN).put("code", head.text())
+                give(JSON.createObjectNode().put("t", EXECUTE).put("n", ++lastN).put("code", head.text())
                         .put("echo", !head.secret()));
                 state = SessionState.running;
             }
@@ -312,6 +318,13 @@ public final class IrisEngine implements Engine {
         }
         req.put("namespace", inNamespace).put("text", text).put("secret", secret);
         api.call(IrisMethod.AUDIT, req);
+    }
+
+    /** Lock held. Gives the job input: the next prompt or READ is the one that answers it. */
+    private void give(ObjectNode line) {
+        inputAt = byteEnd;
+        promptSinceInput = false;
+        send(line);
     }
 
     private void send(ObjectNode line) {
@@ -353,7 +366,13 @@ public final class IrisEngine implements Engine {
         }
     }
 
+    /** Only while the link is open: the pid is then still this job's, never a reused one. */
     private void callSignal(String signal) {
+        synchronized (lock) {
+            if (ended) {
+                throw new SessionException("the iris session has ended; there is no job to signal");
+            }
+        }
         api.call(IrisMethod.SIGNAL, IrisApi.request().put(IrisFields.PID, job.pid()).put("signal", signal));
     }
 
@@ -370,8 +389,11 @@ public final class IrisEngine implements Engine {
     @Override
     public boolean promptSince(long mark, long logEnd, String lastLine) {
         synchronized (lock) {
-            // strictly after: a READ or prompt already on screen when the input was sent is not its answer
-            return promptAt > mark && (state == SessionState.idle || state == SessionState.waiting_input);
+            // strictly after: a READ or prompt already on screen when the input was sent is not its answer;
+            // at the same offset only when it came after input given since the mark (e.g. a READ right
+            // after a command that wrote nothing, not even its echo)
+            boolean after = promptAt > mark || (promptAt == mark && inputAt >= mark && promptSinceInput);
+            return after && (state == SessionState.idle || state == SessionState.waiting_input);
         }
     }
 
@@ -423,6 +445,7 @@ public final class IrisEngine implements Engine {
                     state = SessionState.idle;
                     reading = null;
                     promptAt = byteEnd;
+                    promptSinceInput = true;
                     deliver = deliverAtPrompt;
                     deliverAtPrompt = null;
                     dispatch();
@@ -443,6 +466,7 @@ public final class IrisEngine implements Engine {
                     reading = new Reading(m.path("n").asLong(), m.path("r").asLong(), byteEnd);
                     state = SessionState.waiting_input;
                     promptAt = byteEnd;
+                    promptSinceInput = true;
                     dispatch();
                 }
                 case READEND -> {

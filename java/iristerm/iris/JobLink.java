@@ -45,7 +45,7 @@ public final class JobLink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JobLink.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
     /** hellos read at once; more connections than that are closed at once (nothing legitimate needs more) */
-    private static final int MAX_HANDSHAKES = 16;
+    private static final int MAX_HANDSHAKES = 8;
     private static final Pattern MARK = Pattern.compile("[0-9a-f]{16}");
     private static final long CLOSE_WAIT_MILLIS = 2000;
 
@@ -108,8 +108,9 @@ public final class JobLink implements AutoCloseable {
 
     /**
      * Starts a session job: mints a ticket, calls Open (on the caller's thread, as hosted mode needs),
-     * and waits for the job's hello, all within the Open's bound. A job that does not say hello in
-     * time is terminated.
+     * and waits for the job's hello, all within the Open's bound. A job that does not say hello in time
+     * is not signalled: Java names only pids of jobs whose link it holds open (a pid it never saw on a
+     * link may already be another process's); such a job halts when its own connect fails.
      */
     public Job start(IrisApi api, String namespace) {
         try (Ticket ticket = new Ticket(newTicket(), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HELLO_MILLIS))) {
@@ -120,14 +121,8 @@ public final class JobLink implements AutoCloseable {
             }
             JsonNode opened = api.call(IrisMethod.OPEN, req);
             long pid = opened.path(IrisFields.PID).asLong(-1);
-            Arrived arrived;
-            try {
-                arrived = ticket.await();
-                ticket.taken = true;
-            } catch (SessionException e) {
-                terminate(api, pid);
-                throw e;
-            }
+            Arrived arrived = ticket.await();
+            ticket.taken = true;
             Hello hello = arrived.hello();
             if (hello.refused() != null) {
                 closeQuietly(arrived.socket());
@@ -136,25 +131,12 @@ public final class JobLink implements AutoCloseable {
             }
             if (hello.pid() != pid || !MARK.matcher(hello.mark() == null ? "" : hello.mark()).matches()) {
                 closeQuietly(arrived.socket());
-                terminate(api, pid);
                 throw new SessionException("the job that connected with the ticket of this Open is not the one Open "
                         + "started (pid " + hello.pid() + ", Open answered " + pid + ") or sent no valid mark; "
                         + "check that the Terminal classes in IRIS match this server's version [START_FAILED]");
             }
             return new Job(arrived.socket(), arrived.in(), hello, pid,
                     opened.path(IrisFields.NAMESPACE).asString(hello.namespace()));
-        }
-    }
-
-    /** Best effort: the job Open started must not run on unattached. */
-    private static void terminate(IrisApi api, long pid) {
-        if (pid <= 0) {
-            return;
-        }
-        try {
-            api.call(IrisMethod.SIGNAL, IrisApi.request().put(IrisFields.PID, pid).put("signal", "KILL"));
-        } catch (RuntimeException e) {
-            LOG.warn("could not terminate IRIS job {} that never joined its link: {}", pid, e.getMessage());
         }
     }
 

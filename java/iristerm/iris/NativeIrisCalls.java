@@ -42,22 +42,36 @@ public final class NativeIrisCalls implements IrisCalls {
     /**
      * {@code --iris-link HOST[:PORT]} when given; else the local address of the route to the IRIS
      * host (what the Native API connection's local end is, which the intersystems-jdbc API does not
-     * expose): a connected UDP socket picks it without sending anything.
+     * expose): a connected UDP socket picks it without sending anything. The link is plain TCP, so a
+     * default that is not loopback (IRIS on another machine) is refused: only an explicit
+     * {@code --iris-link} accepts a link across the network.
      */
     @Override
     public InetSocketAddress linkAddress() {
+        return linkAddress(config);
+    }
+
+    static InetSocketAddress linkAddress(IrisConfig config) {
         if (config.link() != null && !config.link().isBlank()) {
             return parseLink(config.link());
         }
+        InetAddress local;
         try (DatagramSocket probe = new DatagramSocket()) {
             probe.connect(InetAddress.getByName(config.host()), config.port());
-            InetAddress local = probe.getLocalAddress();
-            return new InetSocketAddress(local.isAnyLocalAddress() ? InetAddress.getLoopbackAddress() : local, 0);
+            local = probe.getLocalAddress();
         } catch (IOException | RuntimeException e) {
             throw new IrisUnavailableException("cannot find this machine's address on the route to IRIS at "
                     + config.host() + " (" + e.getMessage() + "); give the address IRIS reaches this server at with "
                     + "--iris-link HOST[:PORT] (env IRIS_TERMINAL_IRIS_LINK)", e);
         }
+        if (local.isAnyLocalAddress() || local.isLoopbackAddress()) {
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        }
+        throw new IrisUnavailableException("IRIS at " + config.host() + " is on another machine: its session jobs "
+                + "would connect back to " + local.getHostAddress() + " over plain TCP, which anyone on the path "
+                + "could read or inject commands into. Give --iris-link HOST[:PORT] (env IRIS_TERMINAL_IRIS_LINK) "
+                + "with the address IRIS should reach this server at to accept that, or run the server on the IRIS "
+                + "host", null);
     }
 
     /** "HOST", "HOST:PORT", "[v6]:PORT"; port 0 (or none) lets the system choose. */
@@ -66,7 +80,7 @@ public final class NativeIrisCalls implements IrisCalls {
         int port = 0;
         int colon = host.lastIndexOf(':');
         boolean bracketed = host.startsWith("[");
-        if (colon > 0 && (bracketed ? host.lastIndexOf(']') < colon : host.indexOf(':') == colon)) {
+        if (colon >= 0 && (bracketed ? host.lastIndexOf(']') < colon : host.indexOf(':') == colon)) {
             try {
                 port = Integer.parseInt(host.substring(colon + 1));
             } catch (NumberFormatException e) {

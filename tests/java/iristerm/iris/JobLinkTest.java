@@ -161,8 +161,7 @@ class JobLinkTest {
         SessionException e = failure(started);
         assertTrue(e.getMessage().contains("did not connect back") && e.getMessage().contains("--iris-link"),
                 e.getMessage());
-        assertEquals(1, signals.size(), "the job that never joined must be terminated: " + signals);
-        assertTrue(signals.get(0).contains("KILL") && signals.get(0).contains(String.valueOf(PID)), signals.toString());
+        assertEquals(List.of(), signals, "a pid never seen on a link is never signalled (it may be another's by now)");
         Socket late = connect(open);
         send(late, hello(open.path("ticket").asString(), PID));
         assertTrue(closedByServer(late), "a late ticket must be closed");
@@ -194,7 +193,7 @@ class JobLinkTest {
     }
 
     @Test
-    void aHelloFromAnotherPidIsRefusedAndOpensJobIsTerminated() throws Exception {
+    void aHelloFromAnotherPidIsRefused() throws Exception {
         CompletableFuture<JobLink.Job> started = start();
         JsonNode open = open();
         Socket other = connect(open);
@@ -202,7 +201,7 @@ class JobLinkTest {
         SessionException e = failure(started);
         assertTrue(e.getMessage().contains("not the one Open started"), e.getMessage());
         assertTrue(closedByServer(other));
-        assertTrue(signals.stream().anyMatch(s -> s.contains("KILL")), signals.toString());
+        assertEquals(List.of(), signals, "neither pid is signalled: no link of either is open");
     }
 
 }
