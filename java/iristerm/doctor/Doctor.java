@@ -205,7 +205,7 @@ public final class Doctor {
             throw e;
         }
         return "logged in at " + p.calls.describe() + " as " + p.ping.path(USER).asString("?") + ", roles "
-                + orNone(p.ping.path(ROLES).asString("")) + "; " + p.ping.path("iris").asString("");
+                + orNone(p.ping.path(ROLES).asString("")) + "; " + p.ping.path(IRIS).asString("");
     }
 
     private static boolean classMissing(String message) {
@@ -216,7 +216,7 @@ public final class Doctor {
         if (p.ping == null) {
             throw new Failure("Ping failed: " + p.pingFailure);
         }
-        String version = p.ping.path("version").asString("");
+        String version = p.ping.path(VERSION).asString("");
         if (!version.equals(CLASSES_VERSION)) {
             p.ping = null; // the checks that need the classes cannot trust them
             throw new Failure("Terminal.Session answers version \"" + version + "\"; this jar expects \""

@@ -16,7 +16,6 @@ public final class IrisFields {
     public static final String MESSAGE = "message";
     public static final String NAMESPACE = "namespace";
     public static final String PID = "pid";
-    public static final String TEXT = "text";
     /** Ping: $USERNAME of the calling process */
     public static final String USER = "user";
     /** Ping: $ROLES of the calling process */
@@ -25,18 +24,12 @@ public final class IrisFields {
     public static final String VERSION = "version";
     /** Ping: $ZVERSION */
     public static final String IRIS = "iris";
-    /** Ping, hello: $SYSTEM ("node:INSTANCE") */
-    public static final String INSTANCE = "instance";
     /** Ping with "check": [{"check","ok","detail"}] */
     public static final String CHECKS = "checks";
     public static final String CHECK = "check";
     public static final String OK = "ok";
     public static final String DETAIL = "detail";
-    /** Signal */
-    public static final String SENT = "sent";
-    /** Audit */
-    public static final String AUDITED = "audited";
 
     public static final List<String> FIELDS_READ = List.of(FAULT, CODE, MESSAGE, NAMESPACE, PID, USER, ROLES,
-            VERSION, IRIS, INSTANCE, CHECKS, CHECK, OK, DETAIL);
+            VERSION, IRIS, CHECKS, CHECK, OK, DETAIL);
 }
