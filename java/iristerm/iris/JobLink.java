@@ -46,7 +46,7 @@ public final class JobLink implements AutoCloseable {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     /** hellos read at once; more connections than that are closed at once (nothing legitimate needs more) */
     private static final int MAX_HANDSHAKES = 8;
-    private static final Pattern MARK = Pattern.compile("[0-9a-f]{16}");
+    private static final Pattern MARK = Pattern.compile("[0-9a-fA-F]{16}");
     private static final long CLOSE_WAIT_MILLIS = 2000;
 
     private final ServerSocket server;
@@ -76,7 +76,10 @@ public final class JobLink implements AutoCloseable {
     private record Arrived(Socket socket, InputStream in, Hello hello) {
     }
 
-    /** Listens at {@code where} (port 0: a free one); the address given is also the one jobs are told. */
+    /**
+     * Listens at {@code where} (port 0: a free one); the address given is also the one jobs are told
+     * (as given, when unresolved: a host name from --iris-link).
+     */
     public JobLink(InetSocketAddress where) {
         InetSocketAddress bind = where.isUnresolved() ? new InetSocketAddress(where.getHostString(), where.getPort())
                 : where;
@@ -91,7 +94,9 @@ public final class JobLink implements AutoCloseable {
             throw new SessionException("cannot listen for IRIS session jobs at " + bind + " (" + e.getMessage()
                     + "); give --iris-link an address of this machine (and a free port) that IRIS can reach");
         }
-        this.host = where.getHostString();
+        // an address as IRIS should dial it: the literal (127.0.0.1, not "localhost", which may resolve to ::1)
+        // unless --iris-link named a host
+        this.host = where.isUnresolved() ? where.getHostString() : where.getAddress().getHostAddress();
         this.acceptor = new Thread(this::accept, "iris-link-accept");
         acceptor.setDaemon(true);
         acceptor.start();

@@ -87,7 +87,7 @@ class JobLinkTest {
     private static String hello(String ticket, long pid) {
         ObjectNode h = JSON.createObjectNode().put("ticket", ticket).put("pid", pid).put("user", "alice")
                 .put("roles", "%Developer").put("namespace", "USER").put("iris", "v").put("instance", "h:IRIS")
-                .put("mark", "0123456789abcdef");
+                .put("mark", "0123456789ABCDEF");
         return JSON.writeValueAsString(h) + "\n";
     }
 
@@ -120,11 +120,12 @@ class JobLinkTest {
         JsonNode open = open();
         String ticket = open.path("ticket").asString();
         assertTrue(ticket.matches("[A-Za-z0-9_-]{43}"), ticket);
+        assertEquals("127.0.0.1", open.path("host").asString(), "the loopback literal, never a name that may resolve to ::1");
         Socket job = connect(open);
         send(job, hello(ticket, PID) + "USER>");
         try (JobLink.Job j = started.get(20, TimeUnit.SECONDS)) {
             assertEquals(PID, j.pid());
-            assertEquals("0123456789abcdef", j.hello().mark());
+            assertEquals("0123456789ABCDEF", j.hello().mark(), "$ZHEX writes capitals: any case is a mark");
             assertEquals("USER>", new String(j.in().readNBytes(5), StandardCharsets.UTF_8));
         }
     }
