@@ -41,6 +41,8 @@ public final class IrisEngine implements Engine {
     /** a mark longer than this (an SQL answer holds at most 3,000,000 characters) means a broken link */
     static final int MAX_MARK_BYTES = 8 << 20;
     private static final int KEPT = 256;
+    /** the audit record's limit for each claim (session, agent, client, namespace) */
+    static final int MAX_CLAIM = 200;
     private static final long JOIN_MILLIS = 2000;
 
     private final IrisApi api;
@@ -312,12 +314,23 @@ public final class IrisEngine implements Engine {
     }
 
     private void audit(String kind, String text, boolean secret, String inNamespace) {
-        ObjectNode req = IrisApi.request().put("session", by.session()).put("kind", kind).put("agent", by.agent());
+        ObjectNode req = IrisApi.request().put("session", claim(by.session())).put("kind", kind)
+                .put("agent", claim(by.agent()));
         if (by.client() != null) {
-            req.put("client", by.client());
+            req.put("client", claim(by.client()));
         }
-        req.put("namespace", inNamespace).put("text", text).put("secret", secret);
+        req.put("namespace", claim(inNamespace)).put("text", text).put("secret", secret);
         api.call(IrisMethod.AUDIT, req);
+    }
+
+    /**
+     * A claim of the caller's as the audit record holds it: one line of at most {@value #MAX_CLAIM}
+     * characters. The MCP client's name is whatever the client said, so a line break in it must not
+     * forge a line of the record.
+     */
+    static String claim(String s) {
+        String line = s == null ? "" : s.replaceAll("\\p{Cntrl}", " ");
+        return line.length() > MAX_CLAIM ? line.substring(0, MAX_CLAIM) : line;
     }
 
     /** Lock held. Gives the job input: the next prompt or READ is the one that answers it. */

@@ -166,6 +166,13 @@ class IrisEngineTest {
     }
 
     @Test
+    void theCallersClaimsReachTheAuditAsOneLineOfAtMost200Characters() {
+        assertEquals("evil client  forged: line", IrisEngine.claim("evil client\r\nforged: line"));
+        assertEquals(IrisEngine.MAX_CLAIM, IrisEngine.claim("x".repeat(500)).length());
+        assertEquals("", IrisEngine.claim(null));
+    }
+
+    @Test
     void anAuditThatFailsRefusesTheCommandWithItsMessage() {
         fake.failAudits("the audit database is full");
         SessionException e = assertThrows(SessionException.class, () -> engine.execute("write 1", false));
