@@ -31,6 +31,12 @@ public final class LinkProtocol {
     public static final String END = "bye";
     public static final List<String> INBOUND = List.of(EXECUTE, ANSWER, QUERY, END);
 
+    /** the hello's fields Java reads */
+    public static final List<String> HELLO_FIELDS = List.of("ticket", "pid", "mark", "refused", "namespace",
+            "instance");
+    /** the marks' fields Java reads ("e" and, per event, what IrisEngine follows) */
+    public static final List<String> MARK_FIELDS = List.of("e", "n", "ns", "tl", "ms", "error", "r", "result");
+
     /** the longest first line a connecting job may send */
     public static final int MAX_HELLO_BYTES = 64 * 1024;
     /** how long a ticket is good for, and how long a connection may take to send its hello */

@@ -106,6 +106,20 @@ class IrisContractTest {
                 }));
     }
 
+    /** Every field Java reads from the hello and the marks is one Terminal.Engine writes. */
+    @TestFactory
+    Stream<DynamicTest> everyHelloAndMarkFieldJavaReadsIsProducedByTheEngine() {
+        String engine = Udl.producingCode(Udl.parse(read(classFile(ENGINE))));
+        return Stream.concat(LinkProtocol.HELLO_FIELDS.stream(), LinkProtocol.MARK_FIELDS.stream()).distinct()
+                .map(f -> dynamicTest("field " + f, () -> {
+                    boolean there = produces(engine, f);
+                    if (!awaited("link field " + f, there)) {
+                        assertTrue(there, "Java reads \"" + f + "\" from the link (LinkProtocol), but cls/Terminal/"
+                                + "Engine.cls never produces it");
+                    }
+                }));
+    }
+
     /** The mark introducer Java looks for is the one the engine writes. */
     @Test
     void theEngineWritesTheMarkIntroducerJavaLooksFor() {
@@ -142,7 +156,9 @@ class IrisContractTest {
      */
     private static final Set<String> AWAITING_NEW_CLS = Set.of("Audit", "event prompt", "event start", "event readend",
             "event sql", "event bye", "line type q", "line type bye", "mark 7715", "VERSION 2", "field checks",
-            "field check");
+            "field check", "link field e", "link field instance", "link field mark", "link field ms", "link field n",
+            "link field ns", "link field pid", "link field r", "link field refused", "link field result",
+            "link field ticket", "link field tl");
 
     /** True (and the test aborted) when {@code what} is missing but awaited; false when it must hold. */
     private static boolean awaited(String what, boolean present) {
