@@ -3,14 +3,12 @@ package iristerm.doctor;
 import iristerm.iris.IrisApi;
 import iristerm.iris.IrisEngine;
 import iristerm.iris.JobLink;
-import iristerm.session.EngineSink;
+import iristerm.iris.KeptOutput;
 import iristerm.session.SessionState;
 import iristerm.session.Signal;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +20,7 @@ import java.util.function.BooleanSupplier;
  * link of the doctor's own, with the whole output kept here. Every wait ends at a deadline with a
  * {@link Doctor.Failure} saying what did not come; IRIS is called only on the doctor's thread.
  */
-final class ProbeSession implements EngineSink, AutoCloseable {
+final class ProbeSession implements AutoCloseable {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     static final String CLIENT = "iris-terminal-mcp doctor";
 
@@ -31,7 +29,7 @@ final class ProbeSession implements EngineSink, AutoCloseable {
     }
 
     private final JobLink link;
-    private final ByteArrayOutputStream log = new ByteArrayOutputStream();
+    private final KeptOutput log = new KeptOutput();
     private IrisEngine engine;
 
     private ProbeSession(JobLink link) {
@@ -44,7 +42,7 @@ final class ProbeSession implements EngineSink, AutoCloseable {
         ProbeSession s = new ProbeSession(link);
         try {
             JobLink.Job job = link.start(api, null);
-            s.engine = new IrisEngine(api, job, new IrisEngine.Attribution("doctor", "doctor", CLIENT), s, "doctor");
+            s.engine = new IrisEngine(api, job, new IrisEngine.Attribution("doctor", "doctor", CLIENT), s.log, "doctor");
             if (!s.engine.awaitStarted(boundMs)) {
                 throw new Doctor.Failure("the job connected but showed no prompt within " + boundMs / 1000 + " s");
             }
@@ -87,13 +85,11 @@ final class ProbeSession implements EngineSink, AutoCloseable {
         await(() -> engine.done(n) != null && engine.state() != SessionState.running, "no done mark for command " + n,
                 boundMs);
         IrisEngine.Done d = engine.done(n);
-        String all = output();
-        byte[] bytes = all.getBytes(StandardCharsets.UTF_8);
-        if (d.outStart() < 0 || d.outEnd() < d.outStart() || d.outEnd() > bytes.length) {
+        String out = log.text(d.outStart(), d.outEnd());
+        if (out == null) {
             throw new Doctor.Failure("the start and done marks of command " + n + " put its output at " + d.outStart()
-                    + ".." + d.outEnd() + ", outside the " + bytes.length + " bytes received");
+                    + ".." + d.outEnd() + ", outside what was received");
         }
-        String out = new String(bytes, (int) d.outStart(), (int) (d.outEnd() - d.outStart()), StandardCharsets.UTF_8);
         return new Ran(n, out, d.namespace(), d.tlevel(), d.elapsedMs(), d.error());
     }
 
@@ -130,43 +126,21 @@ final class ProbeSession implements EngineSink, AutoCloseable {
         return engine.state();
     }
 
-    private synchronized void await(BooleanSupplier done, String what, long boundMs) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMs);
-        while (!done.getAsBoolean()) {
-            if (engine.state() == SessionState.exited) {
-                throw new Doctor.Failure("the session's job ended (" + what + ")");
-            }
-            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            if (left <= 0) {
-                throw new Doctor.Stuck(what + " within " + boundMs / 1000 + " s (state " + engine.state() + ")");
-            }
-            try {
-                wait(left);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new Doctor.Failure("interrupted while waiting: " + what);
-            }
+    private void await(BooleanSupplier done, String what, long boundMs) {
+        boolean came;
+        try {
+            came = log.await(() -> done.getAsBoolean() || engine.state() == SessionState.exited, boundMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Doctor.Failure("interrupted while waiting: " + what);
         }
-    }
-
-    synchronized String output() {
-        return log.toString(StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public synchronized void output(byte[] bytes, int offset, int length) {
-        log.write(bytes, offset, length);
-        notifyAll();
-    }
-
-    @Override
-    public synchronized void exited(Integer exitCode, String signal) {
-        notifyAll();
-    }
-
-    @Override
-    public synchronized void changed() {
-        notifyAll();
+        if (done.getAsBoolean()) {
+            return;
+        }
+        if (came) {
+            throw new Doctor.Failure("the session's job ended (" + what + ")");
+        }
+        throw new Doctor.Stuck(what + " within " + boundMs / 1000 + " s (state " + engine.state() + ")");
     }
 
     /** Ends the job (bye, INT and KILL as the contract says) and the doctor's link. */

@@ -1,6 +1,5 @@
 package iristerm.iris;
 
-import iristerm.session.EngineSink;
 import iristerm.session.SessionException;
 import iristerm.session.SessionState;
 import iristerm.session.Signal;
@@ -9,8 +8,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -36,49 +33,25 @@ class IrisEngineTest {
     private Sink sink;
     private IrisEngine engine;
 
-    /** Keeps all output and wakes whoever waits for the engine. */
-    private static final class Sink implements EngineSink {
-        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        private boolean exited;
+    /** What the engine delivered, and bounded waits on it that fail the test saying what did not happen. */
+    private static final class Sink {
+        final KeptOutput kept = new KeptOutput();
 
-        @Override
-        public synchronized void output(byte[] bytes, int offset, int length) {
-            out.write(bytes, offset, length);
-            notifyAll();
+        String text() {
+            return kept.text();
         }
 
-        @Override
-        public synchronized void exited(Integer exitCode, String signal) {
-            exited = true;
-            notifyAll();
+        String text(long from, long to) {
+            return kept.text(from, to);
         }
 
-        @Override
-        public synchronized void changed() {
-            notifyAll();
+        boolean exited() {
+            return kept.exited();
         }
 
-        synchronized String text() {
-            return out.toString(StandardCharsets.UTF_8);
-        }
-
-        synchronized String text(long from, long to) {
-            byte[] b = out.toByteArray();
-            return new String(b, (int) from, (int) (to - from), StandardCharsets.UTF_8);
-        }
-
-        synchronized boolean exited() {
-            return exited;
-        }
-
-        synchronized void await(BooleanSupplier done, String what) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BOUND_MS);
-            while (!done.getAsBoolean()) {
-                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (left <= 0) {
-                    throw new AssertionError(what + " did not happen within " + BOUND_MS + " ms; output: " + text());
-                }
-                wait(left);
+        void await(BooleanSupplier done, String what) throws InterruptedException {
+            if (!kept.await(done, BOUND_MS)) {
+                throw new AssertionError(what + " did not happen within " + BOUND_MS + " ms; output: " + text());
             }
         }
     }
@@ -90,7 +63,7 @@ class IrisEngineTest {
         link = new JobLink(fake.linkAddress());
         sink = new Sink();
         engine = new IrisEngine(api, link.start(api, null), new IrisEngine.Attribution("s1", "agent", "client"),
-                sink, "test");
+                sink.kept, "test");
         assertTrue(engine.awaitStarted(BOUND_MS), "no first prompt");
     }
 
@@ -263,7 +236,7 @@ class IrisEngineTest {
         IrisApi hosted = new IrisApi(gatewayOnly);
         Sink other = new Sink();
         IrisEngine busy = new IrisEngine(hosted, link.start(hosted, null),
-                new IrisEngine.Attribution("s2", "agent", null), other, "hosted");
+                new IrisEngine.Attribution("s2", "agent", null), other.kept, "hosted");
         assertTrue(busy.awaitStarted(BOUND_MS));
         long n = busy.execute("hang 30", false);
         other.await(() -> busy.started(n) >= 0, "the command's start");

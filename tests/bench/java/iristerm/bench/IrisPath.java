@@ -5,7 +5,7 @@ import iristerm.iris.FakeIrisCalls;
 import iristerm.iris.IrisApi;
 import iristerm.iris.IrisEngine;
 import iristerm.iris.JobLink;
-import iristerm.session.EngineSink;
+import iristerm.iris.KeptOutput;
 import iristerm.session.SessionState;
 
 import java.nio.file.Files;
@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static iristerm.bench.Servers.call;
 
@@ -111,7 +110,7 @@ final class IrisPath {
     private static Stats fakeDirect(Benchmark.Settings s) throws InterruptedException {
         FakeIrisCalls fake = new FakeIrisCalls("_SYSTEM");
         IrisApi api = new IrisApi(fake);
-        Waiter sink = new Waiter();
+        KeptOutput sink = new KeptOutput();
         try (JobLink link = new JobLink(fake.linkAddress())) {
             IrisEngine engine = new IrisEngine(api, link.start(api, null),
                     new IrisEngine.Attribution("bench", "bench", null), sink, "bench");
@@ -135,39 +134,12 @@ final class IrisPath {
         }
     }
 
-    private static long direct(IrisEngine engine, Waiter sink) throws InterruptedException {
+    private static long direct(IrisEngine engine, KeptOutput sink) throws InterruptedException {
         long t0 = System.nanoTime();
         long n = engine.execute(CODE, false);
-        sink.await(() -> engine.done(n) != null && engine.state() == SessionState.idle);
+        if (!sink.await(() -> engine.done(n) != null && engine.state() == SessionState.idle, 30_000)) {
+            throw new IllegalStateException("the fake did not finish a command within 30 s");
+        }
         return System.nanoTime() - t0;
-    }
-
-    /** A sink that only wakes whoever waits for the engine. */
-    private static final class Waiter implements EngineSink {
-        synchronized void await(BooleanSupplier done) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!done.getAsBoolean()) {
-                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (left <= 0) {
-                    throw new IllegalStateException("the fake did not finish a command within 30 s");
-                }
-                wait(left);
-            }
-        }
-
-        @Override
-        public synchronized void output(byte[] bytes, int offset, int length) {
-            notifyAll();
-        }
-
-        @Override
-        public synchronized void exited(Integer exitCode, String signal) {
-            notifyAll();
-        }
-
-        @Override
-        public synchronized void changed() {
-            notifyAll();
-        }
     }
 }
