@@ -31,6 +31,12 @@ final class IrisOptions {
             description = "Most concurrent connections to IRIS (env IRIS_CONNECTIONS; default: ${DEFAULT-VALUE}).")
     int connections;
 
+    @Option(names = "--iris-link", paramLabel = "HOST[:PORT]", defaultValue = "${env:IRIS_TERMINAL_IRIS_LINK}",
+            description = "Where this server listens for the links of its IRIS session jobs: an address the IRIS host "
+                    + "can reach (env IRIS_TERMINAL_IRIS_LINK; default: this machine's address on the route to "
+                    + "--iris-host, any free port).")
+    String link;
+
     boolean configured() {
         return host != null && !host.isBlank();
     }
@@ -39,7 +45,8 @@ final class IrisOptions {
         if (connections < 1) {
             throw new IllegalArgumentException("--iris-connections must be at least 1");
         }
-        return new IrisConfig(host, port, namespace, user, password == null ? "" : password, connections);
+        return new IrisConfig(host, port, namespace, user, password == null ? "" : password, connections,
+                link);
     }
 
     /** Connects (a failed login is a startup error naming host, port and user); null when no IRIS is configured. */

@@ -37,6 +37,8 @@ final class ServerRuntime implements AutoCloseable {
             // fail at start, not at the first tool call, when IRIS is wrong (classes missing, bad login)
             String ping = new IrisApi(iris).call(IrisMethod.PING, IrisApi.request()).toString();
             LOG.info("IRIS at {} answers: {}", iris.describe(), ping);
+            // and where its session jobs will connect back (refused across a network unless --iris-link says so)
+            LOG.info("IRIS session jobs will connect back to {}", iris.linkAddress());
         }
         this.sessions = options.sessionManager();
         endOrphans(sessions.orphanMarkers());

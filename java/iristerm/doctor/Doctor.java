@@ -2,6 +2,7 @@ package iristerm.doctor;
 
 import iristerm.iris.IrisApi;
 import iristerm.iris.IrisCalls;
+import iristerm.iris.IrisEngine;
 import iristerm.iris.IrisMethod;
 import iristerm.session.SessionException;
 import tools.jackson.databind.JsonNode;
@@ -16,22 +17,25 @@ import static iristerm.iris.IrisFields.*;
 /**
  * A live self-check of everything the Java side relies on in IRIS, run the same way standalone
  * ({@code doctor} over the Native API) and hosted (Terminal.Gateway.Doctor, reentrant on the
- * gateway thread): a fixed list of {@link Check}s, each ending in one {@link Finding}. Nothing here
- * starts a thread (hosted, only the gateway thread may call IRIS); every wait ends at a deadline.
+ * gateway thread): a fixed list of {@link Check}s, each ending in one {@link Finding}. IRIS is
+ * called only on the thread that runs the doctor (hosted, only the gateway thread may call IRIS);
+ * the probe session's link has threads of its own, which never call IRIS; every wait ends at a deadline.
  */
 public final class Doctor {
     /** The {@code version} Terminal.Session.Ping answers for the classes this jar was built with. */
-    public static final String CLASSES_VERSION = "1";
-    /** The role the store's escalation adds (Terminal.Store ROLE): user code must never hold it. */
-    static final String STORE_ROLE = "IRISTerminal_Store";
+    public static final String CLASSES_VERSION = "2";
+    /** The web application's role (hosted): no agent code may ever run holding it. */
+    static final String BRIDGE_ROLE = "IRISTerminal_Bridge";
     /** One command of a check may take this long (a timed READ takes 1 s, an interrupted HANG less). */
     static final long COMMAND_BOUND_MS = 15_000;
+    /** A job told to end closes its link at once; one that does not is a failure, found sooner than a stuck command. */
+    static final long BYE_BOUND_MS = 5_000;
     /** Open answers within 10 s by contract; the first prompt follows. */
     static final long OPEN_BOUND_MS = 20_000;
     /** The location IRIS gives an error in routine code: label+offset^routine. */
     private static final Pattern ROUTINE_LOCATION = Pattern.compile("[%A-Za-z0-9]*(\\+[0-9]+)?\\^[%A-Za-z][A-Za-z0-9.]*");
-    /** A command that fails inside a routine of the Terminal package (Str dereferences its first argument). */
-    static final String ERROR_PROBE = "do ##class(Terminal.Session).Str(\"\",\"\",\"\")";
+    /** A command that fails inside a routine of the Terminal package (SQL.Run dereferences its first argument). */
+    static final String ERROR_PROBE = "do ##class(Terminal.SQL).Run(\"\",\"\")";
 
     /** What a check needs before it can run. */
     enum Need { NOTHING, LOGIN, PING, SESSION }
@@ -92,6 +96,11 @@ public final class Doctor {
 
     /** Runs every check in order and ends what it started (the session, the connection). */
     public static Report run(Setting setting) {
+        // the calling thread is the one that may call IRIS (hosted: the gateway thread)
+        return IrisApi.serving(() -> runChecks(setting));
+    }
+
+    private static Report runChecks(Setting setting) {
         Probe p = new Probe(setting);
         List<Finding> findings = new ArrayList<>();
         try {
@@ -103,7 +112,7 @@ public final class Doctor {
                 try {
                     p.session.close(true);
                 } catch (RuntimeException e) {
-                    // the close check already failed and said why; the job idles out in IRIS
+                    // the close check already failed and said why; the job ends with its link
                 }
             }
             if (p.calls != null) {
@@ -146,34 +155,35 @@ public final class Doctor {
                         + "password; the user needs %Service_Bindings:USE to connect and READ on the namespace's "
                         + "databases", Doctor::login),
                 new Check("Terminal classes", Need.LOGIN, "install the classes of this jar: " + install, Doctor::classes),
-                new Check("run-data store", Need.PING, "as an administrator, run do ##class(Terminal.Store).Setup() in "
-                        + "the namespace of the Terminal classes (" + install + " does it), then run doctor as an "
-                        + "administrator (Check reads the security definitions)", Doctor::store),
-                new Check("open a session", Need.PING, "read the message; START_FAILED names what the job lacked "
-                        + "(the user needs the right to run code in the namespace, and the store must be set up)",
-                        Doctor::open),
+                new Check("IRIS side", Need.PING, "read the failing part's detail; as an administrator, run "
+                        + install + " again (it enables the audit event and sets up the web application's role)",
+                        Doctor::irisSide),
+                new Check("open a session", Need.PING, "read the message: START_FAILED says why the job did not "
+                        + "start or did not connect back (the IRIS host must reach this server's link address: "
+                        + "standalone, set it with --iris-link HOST[:PORT])", Doctor::open),
                 new Check("write 1+1", Need.SESSION, session,
                         p -> expectOutput(p, "write 1+1", "2")),
                 new Check("$X after write ?10", Need.SESSION, "the device's $X is wrong under redirected output; "
                         + "report it with the IRIS version ($ZVERSION)",
                         p -> expectOutput(p, "write ?10,$x", " ".repeat(10) + "10")),
                 new Check("variable kept between commands", Need.SESSION, session, Doctor::variable),
-                new Check("READ answered", Need.SESSION, "if the store check reports buffered output, a READ inside "
-                        + "a command cannot reach the input queue; see the store line", Doctor::readAnswered),
+                new Check("READ answered", Need.SESSION, "a READ inside a command must read its answer from the "
+                        + "link; reinstall the classes of this jar (" + install + ")", Doctor::readAnswered),
                 new Check("READ with timeout", Need.SESSION, session, Doctor::readTimeout),
-                new Check("INT interrupts", Need.SESSION, "the store's role needs %Admin_Operate:USE to interrupt the "
-                        + "session's job; run do ##class(Terminal.Store).Setup() again", Doctor::interrupt),
+                new Check("INT interrupts", Need.SESSION, "interrupting the session's job needs %Admin_Operate:USE "
+                        + "(hosted: the web application's role holds it; standalone: give it to this user)",
+                        Doctor::interrupt),
                 new Check("ZN and back", Need.SESSION, "the user needs READ on the other namespace's databases; "
                         + "check its roles", Doctor::namespaces),
                 new Check("transaction level", Need.SESSION, session, Doctor::transactions),
                 new Check("error with its source line", Need.SESSION, "compile the Terminal classes keeping their "
                         + "generated code (flag k), so $TEXT finds the source line", Doctor::error),
-                new Check("SQL", Need.PING, "the user needs SQL privileges in the namespace; read the message",
+                new Check("SQL", Need.SESSION, "the user needs SQL privileges in the namespace; read the message",
                         Doctor::sql),
                 new Check("runs as the caller", Need.SESSION, "user code must run as the user who opened the session "
-                        + "and without the store's role; reinstall the classes of this jar (" + install + ")",
+                        + "and without the web application's role; reinstall the classes of this jar (" + install + ")",
                         Doctor::identity),
-                new Check("close leaves nothing behind", Need.SESSION, session, Doctor::close));
+                new Check("close ends the job", Need.SESSION, session, Doctor::close));
     }
 
     // ---------------------------------------------------------------------------- the checks
@@ -195,7 +205,7 @@ public final class Doctor {
             throw e;
         }
         return "logged in at " + p.calls.describe() + " as " + p.ping.path(USER).asString("?") + ", roles "
-                + orNone(p.ping.path(ROLES).asString("")) + "; " + p.ping.path("iris").asString("");
+                + orNone(p.ping.path(ROLES).asString("")) + "; " + p.ping.path(IRIS).asString("");
     }
 
     private static boolean classMissing(String message) {
@@ -206,7 +216,7 @@ public final class Doctor {
         if (p.ping == null) {
             throw new Failure("Ping failed: " + p.pingFailure);
         }
-        String version = p.ping.path("version").asString("");
+        String version = p.ping.path(VERSION).asString("");
         if (!version.equals(CLASSES_VERSION)) {
             p.ping = null; // the checks that need the classes cannot trust them
             throw new Failure("Terminal.Session answers version \"" + version + "\"; this jar expects \""
@@ -215,32 +225,27 @@ public final class Doctor {
         return "Terminal.Session version " + version + " in namespace " + p.ping.path(NAMESPACE).asString("?");
     }
 
-    private static String store(Probe p) {
-        JsonNode store = p.ping.path(STORE);
-        if (!store.isObject()) {
-            throw new Failure("Ping reported no store check (the classes are older than this jar)");
+    /** Ping's own checks (docs/iris-contract.md, "Check"): each must be ok. */
+    private static String irisSide(Probe p) {
+        JsonNode checks = p.ping.path(CHECKS);
+        if (!checks.isArray() || checks.isEmpty()) {
+            throw new Failure("Ping reported no checks (the classes are older than this jar)");
         }
         List<String> bad = new ArrayList<>();
-        String output = "";
-        for (JsonNode part : store.path(PARTS)) {
-            String line = part.path(PART).asString("") + ": " + part.path(DETAIL).asString("");
-            if (!part.path(OK).asBoolean(false)) {
-                bad.add(line);
-            } else if (part.path(PART).asString("").equals("output of commands")) {
-                output = "; " + part.path(DETAIL).asString("");
+        for (JsonNode c : checks) {
+            if (!c.path(OK).asBoolean(false)) {
+                bad.add(c.path(CHECK).asString("?") + ": " + c.path(DETAIL).asString(""));
             }
         }
-        if (!store.path(OK).asBoolean(false) || !bad.isEmpty()) {
-            throw new Failure(bad.isEmpty() ? "Terminal.Store.Check() reports a problem but names no part"
-                    : String.join("; ", bad));
+        if (!bad.isEmpty()) {
+            throw new Failure(String.join("; ", bad));
         }
-        return store.path(PARTS).size() + " parts in place" + output;
+        return checks.size() + " checks passed";
     }
 
     private static String open(Probe p) {
         p.session = ProbeSession.open(p.api, OPEN_BOUND_MS);
-        return "session " + p.session.id() + ", job " + p.session.pid() + " in " + p.session.namespace()
-                + ", at its prompt";
+        return "job " + p.session.pid() + " in " + p.session.namespace() + " connected back and is at its prompt";
     }
 
     private static String expectOutput(Probe p, String code, String expected) {
@@ -258,13 +263,13 @@ public final class Doctor {
 
     private static String readAnswered(Probe p) {
         long seq = p.session.send("read doctorx write \"<\"_doctorx_\">\"");
-        p.session.awaitEvent("read", seq, COMMAND_BOUND_MS);
+        p.session.awaitReading(seq, COMMAND_BOUND_MS);
         p.session.type("yes");
         ProbeSession.Ran r = clean(p.session.awaitDone(seq, COMMAND_BOUND_MS), "read doctorx");
         if (!r.output().endsWith("<yes>")) {
             throw new Failure("the READ answered with \"yes\" wrote " + quoted(r.output()) + ", expected it to end with \"<yes>\"");
         }
-        return "a READ waited (read event), took \"yes\" sent with Send";
+        return "a READ waited (read mark), took \"yes\" sent as its answer";
     }
 
     private static String readTimeout(Probe p) {
@@ -277,13 +282,13 @@ public final class Doctor {
 
     private static String interrupt(Probe p) {
         long seq = p.session.send("hang 30");
-        p.session.awaitState("running", COMMAND_BOUND_MS);
-        JsonNode sent = p.session.signal("INT");
+        p.session.awaitStarted(seq, COMMAND_BOUND_MS);
+        p.session.interrupt();
         ProbeSession.Ran r = p.session.awaitDone(seq, COMMAND_BOUND_MS);
-        String code = r.error() == null ? "" : r.error().path(CODE).asString("");
+        String code = r.error() == null ? "" : r.error().code();
         if (!code.equals("<INTERRUPT>")) {
             throw new Failure("hang 30 ended after " + r.elapsedMs() + " ms " + (r.error() == null ? "without an error"
-                    : "with " + r.error().path(TEXT).asString("")) + " (Signal answered " + sent + "), expected <INTERRUPT>");
+                    : "with " + r.error().text()) + ", expected <INTERRUPT>");
         }
         return "hang 30 ended with <INTERRUPT> after " + r.elapsedMs() + " ms";
     }
@@ -318,15 +323,15 @@ public final class Doctor {
 
     private static String error(Probe p) {
         ProbeSession.Ran r = p.session.run(ERROR_PROBE, COMMAND_BOUND_MS);
-        JsonNode e = r.error();
+        IrisEngine.CommandError e = r.error();
         if (e == null) {
             throw new Failure(ERROR_PROBE + " ended without an error");
         }
-        String code = e.path(CODE).asString("");
-        String location = e.path(LOCATION).asString("");
-        String source = e.path(SOURCE).asString("");
-        if (!code.matches("<[A-Z ]+>") || !e.path(TEXT).asString("").startsWith(code)) {
-            throw new Failure("the error was not decomposed: code " + quoted(code) + ", text " + quoted(e.path(TEXT).asString("")));
+        String code = e.code();
+        String location = e.location();
+        String source = e.source();
+        if (!code.matches("<[A-Z ]+>") || !e.text().startsWith(code)) {
+            throw new Failure("the error was not decomposed: code " + quoted(code) + ", text " + quoted(e.text()));
         }
         if (!ROUTINE_LOCATION.matcher(location).matches()) {
             throw new Failure(code + " came without a routine location (" + quoted(location) + ")");
@@ -338,13 +343,13 @@ public final class Doctor {
     }
 
     private static String sql(Probe p) {
-        JsonNode r = p.api.call(IrisMethod.SQL, IrisApi.request().put("query", "select 1 as one"));
-        JsonNode column = r.path(COLUMNS).path(0);
-        if (r.path(SQLCODE).asInt(-1) != 0 || !column.path(NAME).asString("").equalsIgnoreCase("one")
-                || r.path(ROWS).path(0).path(0).asInt(-1) != 1) {
+        JsonNode r = p.session.sql("select 1 as one", COMMAND_BOUND_MS);
+        JsonNode column = r.path("columns").path(0);
+        if (r.path("sqlcode").asInt(-1) != 0 || !column.path("name").asString("").equalsIgnoreCase("one")
+                || r.path("rows").path(0).path(0).asInt(-1) != 1) {
             throw new Failure("select 1 as one answered " + r);
         }
-        return "select 1 as one answered one = 1";
+        return "select 1 as one answered one = 1 in the session's job";
     }
 
     private static String identity(Probe p) {
@@ -356,26 +361,23 @@ public final class Doctor {
         if (!user.equals(caller)) {
             throw new Failure("the session's job runs as " + quoted(user) + ", the caller is " + quoted(caller));
         }
-        if (List.of(roles.split(",")).contains(STORE_ROLE)) {
-            throw new Failure("user code runs holding the store's role " + STORE_ROLE + " ($ROLES " + roles + ")");
+        if (List.of(roles.split(",")).contains(BRIDGE_ROLE)) {
+            throw new Failure("user code runs holding the web application's role " + BRIDGE_ROLE + " ($ROLES "
+                    + roles + ")");
         }
         return "$USERNAME " + user + ", $ROLES " + orNone(roles);
     }
 
     private static String close(Probe p) {
-        String id = p.session.id();
-        JsonNode closed = p.session.close(false);
+        long pid = p.session.pid();
+        ProbeSession s = p.session;
         p.session = null;
-        if (closed.path("closed").asInt(0) != 1) {
-            throw new Failure("Close answered " + closed);
+        try {
+            s.bye(BYE_BOUND_MS);
+        } finally {
+            s.close(true);
         }
-        for (JsonNode row : p.api.call(IrisMethod.LIST, IrisApi.request()).path(SESSIONS)) {
-            if (row.path(SESSION).asString("").equals(id)) {
-                throw new Failure("List still shows session " + id + " after Close (state "
-                        + row.path(STATE).asString("?") + ")");
-            }
-        }
-        return "session " + id + " closed; List no longer shows it";
+        return "job " + pid + " ended on bye and closed its link";
     }
 
     // ------------------------------------------------------------------------------- helpers
@@ -386,7 +388,7 @@ public final class Doctor {
 
     private static ProbeSession.Ran clean(ProbeSession.Ran r, String code) {
         if (r.error() != null) {
-            throw new Failure(code + " failed: " + r.error().path(TEXT).asString(r.error().toString()));
+            throw new Failure(code + " failed: " + r.error().text());
         }
         return r;
     }

@@ -1,82 +1,78 @@
 package iristerm.doctor;
 
 import iristerm.iris.IrisApi;
-import iristerm.iris.IrisMethod;
+import iristerm.iris.IrisEngine;
+import iristerm.iris.JobLink;
+import iristerm.iris.KeptOutput;
+import iristerm.session.SessionState;
+import iristerm.session.Signal;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.function.Predicate;
-
-import static iristerm.iris.IrisFields.*;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
- * One iris session driven over the raw Terminal.Session contract, as the doctor's engine checks
- * need it: it keeps the whole output log (character offsets, as IRIS counts them) and every event,
- * and every wait ends at a deadline with a {@link Doctor.Failure} saying what did not come.
+ * One iris session as the doctor's engine checks need it: the server's own {@link IrisEngine} on a
+ * link of the doctor's own, with the whole output kept here. Every wait ends at a deadline with a
+ * {@link Doctor.Failure} saying what did not come; IRIS is called only on the doctor's thread.
  */
-final class ProbeSession {
-    /** One Read waits at most this long, so a deadline is never overshot by much. */
-    private static final long READ_SLICE_MS = 1_000;
+final class ProbeSession implements AutoCloseable {
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    static final String CLIENT = "iris-terminal-mcp doctor";
 
-    /** A finished command: its own output and what its {@code done} event reported. */
-    record Ran(long seq, String output, String namespace, int tlevel, long elapsedMs, JsonNode error) {
+    /** A finished command: its own output and what its {@code done} mark reported. */
+    record Ran(long n, String output, String namespace, int tlevel, long elapsedMs, IrisEngine.CommandError error) {
     }
 
-    private final IrisApi api;
-    private final String id;
-    private final String namespace;
-    private final long pid;
-    private final StringBuilder log = new StringBuilder();
-    private final List<JsonNode> events = new ArrayList<>();
-    private String state;
+    private final JobLink link;
+    private final KeptOutput log = new KeptOutput();
+    private IrisEngine engine;
 
-    private ProbeSession(IrisApi api, JsonNode opened) {
-        this.api = api;
-        this.id = opened.path(SESSION).asString("");
-        this.namespace = opened.path(NAMESPACE).asString("");
-        this.pid = opened.path(PID).asLong(-1);
-        this.state = opened.path(STATE).asString("");
+    private ProbeSession(JobLink link) {
+        this.link = link;
     }
 
-    /** Opens a session and waits for its first prompt. */
+    /** Opens a session on a link of its own and waits for its first prompt. */
     static ProbeSession open(IrisApi api, long boundMs) {
-        JsonNode opened = api.call(IrisMethod.OPEN, IrisApi.request().put(NAME, "doctor")
-                .put(CLIENT, "iris-terminal-mcp doctor"));
-        ProbeSession s = new ProbeSession(api, opened);
-        if (s.id.isEmpty()) {
-            throw new Doctor.Failure("Open answered without a session id: " + opened);
+        JobLink link = new JobLink(api.calls().linkAddress());
+        ProbeSession s = new ProbeSession(link);
+        try {
+            JobLink.Job job = link.start(api, null);
+            s.engine = new IrisEngine(api, job, new IrisEngine.Attribution("doctor", "doctor", CLIENT), s.log, "doctor");
+            if (!s.engine.awaitStarted(boundMs)) {
+                throw new Doctor.Failure("the job connected but showed no prompt within " + boundMs / 1000 + " s");
+            }
+            return s;
+        } catch (RuntimeException e) {
+            s.close(true);
+            throw e;
         }
-        s.awaitState("idle", boundMs);
-        return s;
-    }
-
-    String id() {
-        return id;
-    }
-
-    String namespace() {
-        return namespace;
     }
 
     long pid() {
-        return pid;
+        return engine.pid();
     }
 
-    /** Queues {@code code} as one command unit; its sequence number. */
+    String namespace() {
+        return engine.namespace();
+    }
+
+    /** Runs {@code code} at the prompt as one command; its number. */
     long send(String code) {
-        // the state stays what IRIS last said: "running" must come from the job having taken the command
-        return api.call(IrisMethod.SEND, IrisApi.request().put(SESSION, id).put(TEXT, code).put("execute", true))
-                .path(SEQ).asLong();
+        return engine.execute(code, false);
     }
 
-    /** Types one line (with Enter), as the answer to a READ. */
+    /** Types one line, as the answer to a READ. */
     void type(String line) {
-        api.call(IrisMethod.SEND, IrisApi.request().put(SESSION, id).put(TEXT, line).put("enter", true));
+        engine.write(line, true, false);
     }
 
-    JsonNode signal(String signal) {
-        return api.call(IrisMethod.SIGNAL, IrisApi.request().put(SESSION, id).put("signal", signal));
+    void interrupt() {
+        engine.signal(Signal.INT);
     }
 
     /** Runs {@code code} and waits for its end. */
@@ -84,67 +80,79 @@ final class ProbeSession {
         return awaitDone(send(code), boundMs);
     }
 
-    /** Waits for the {@code done} event of command {@code seq} and for all of its output. */
-    Ran awaitDone(long seq, long boundMs) {
-        JsonNode done = awaitEvent("done", seq, boundMs);
-        int start = done.path(OUT_START).asInt(-1);
-        int end = done.path(OUT_END).asInt(-1);
-        if (start < 0 || end < start || end > log.length()) {
-            throw new Doctor.Failure("the done event of command " + seq + " points at output " + start + ".." + end
-                    + ", outside the " + log.length() + " characters read");
+    Ran awaitDone(long n, long boundMs) {
+        // the command's end is its done mark; the session can take the next one at the prompt that follows
+        await(() -> engine.done(n) != null && engine.state() != SessionState.running, "no done mark for command " + n,
+                boundMs);
+        IrisEngine.Done d = engine.done(n);
+        String out = log.text(d.outStart(), d.outEnd());
+        if (out == null) {
+            throw new Doctor.Failure("the start and done marks of command " + n + " put its output at " + d.outStart()
+                    + ".." + d.outEnd() + ", outside what was received");
         }
-        JsonNode error = done.get(ERROR);
-        return new Ran(seq, log.substring(start, end), done.path(NAMESPACE).asString(""), done.path(TLEVEL).asInt(-1),
-                done.path(ELAPSED_MS).asLong(-1), error == null || error.isNull() ? null : error);
+        return new Ran(n, out, d.namespace(), d.tlevel(), d.elapsedMs(), d.error());
     }
 
-    /** Waits for an event of {@code type} for command {@code seq}, with the output up to it. */
-    JsonNode awaitEvent(String type, long seq, long boundMs) {
-        Predicate<JsonNode> wanted = e -> e.path(TYPE).asString("").equals(type) && e.path(SEQ).asLong(-1) == seq;
-        long deadline = System.currentTimeMillis() + boundMs;
-        while (true) {
-            for (JsonNode e : events) {
-                if (wanted.test(e) && log.length() >= e.path(OUT_END).asLong(e.path(AT).asLong(0))) {
-                    return e;
-                }
-            }
-            if (state.equals("exited")) {
-                throw new Doctor.Failure("the session's job ended (no " + type + " event for command " + seq + ")");
-            }
-            long left = deadline - System.currentTimeMillis();
-            if (left <= 0) {
-                throw new Doctor.Stuck("no " + type + " event for command " + seq + " within " + boundMs / 1000
-                        + " s (state " + state + ")");
-            }
-            fetch(Math.min(left, READ_SLICE_MS));
-        }
+    void awaitReading(long n, long boundMs) {
+        await(() -> engine.reading() != null && engine.reading().n() == n, "no read mark for command " + n, boundMs);
     }
 
-    /** Waits until Read reports {@code wanted} as the session's state. */
-    void awaitState(String wanted, long boundMs) {
-        long deadline = System.currentTimeMillis() + boundMs;
-        fetch(0);
-        while (!state.equals(wanted)) {
-            long left = deadline - System.currentTimeMillis();
-            if (left <= 0 || state.equals("exited")) {
-                throw new Doctor.Stuck("the session did not become " + wanted + " within " + boundMs / 1000
-                        + " s (state " + state + ")");
-            }
-            fetch(Math.min(left, READ_SLICE_MS));
+    void awaitStarted(long n, long boundMs) {
+        await(() -> engine.started(n) >= 0, "no start mark for command " + n, boundMs);
+    }
+
+    /** Runs one statement in the session; its result. */
+    JsonNode sql(String query, long boundMs) {
+        CompletableFuture<JsonNode> r = engine.sql(query, JSON.createArrayNode(), null, 10);
+        try {
+            return r.get(boundMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new Doctor.Stuck("no sql mark within " + boundMs / 1000 + " s (state " + engine.state() + ")");
+        } catch (ExecutionException e) {
+            throw new Doctor.Failure(e.getCause().getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Doctor.Failure("interrupted");
         }
     }
 
-    /** One Read from where this probe stands. */
-    private void fetch(long waitMs) {
-        JsonNode r = api.call(IrisMethod.READ, IrisApi.request().put(SESSION, id).put("from", log.length())
-                .put("ev", events.size()).put("wait_ms", waitMs));
-        log.append(r.path(DATA).asString(""));
-        r.path(EVENTS).forEach(events::add);
-        state = r.path(STATE).asString(state);
+    /** Asks the job to end ({@code bye}) and waits until it has closed its link. */
+    void bye(long boundMs) {
+        engine.signal(Signal.TERM);
+        await(() -> engine.state() == SessionState.exited, "the job did not close its link after bye", boundMs);
     }
 
-    /** Closes the session; its answer. */
-    JsonNode close(boolean force) {
-        return api.call(IrisMethod.CLOSE, IrisApi.request().put(SESSION, id).put("force", force).put("grace_ms", 2000));
+    SessionState state() {
+        return engine.state();
+    }
+
+    private void await(BooleanSupplier done, String what, long boundMs) {
+        boolean came;
+        try {
+            came = log.await(() -> done.getAsBoolean() || engine.state() == SessionState.exited, boundMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Doctor.Failure("interrupted while waiting: " + what);
+        }
+        if (done.getAsBoolean()) {
+            return;
+        }
+        if (came) {
+            throw new Doctor.Failure("the session's job ended (" + what + ")");
+        }
+        throw new Doctor.Stuck(what + " within " + boundMs / 1000 + " s (state " + engine.state() + ")");
+    }
+
+    /** Ends the job (bye, INT and KILL as the contract says) and the doctor's link. */
+    void close(boolean force) {
+        if (engine != null) {
+            engine.terminate(force, 2000);
+        }
+        link.close();
+    }
+
+    @Override
+    public void close() {
+        close(true);
     }
 }

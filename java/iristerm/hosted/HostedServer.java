@@ -77,10 +77,7 @@ final class HostedServer implements AutoCloseable {
         this.ui = new BufferedUi(new UiApi(assembly, sessions), sessions.changes());
     }
 
-    /**
-     * Builds the server. Taking up the IRIS sessions of an earlier run calls IRIS, so this too
-     * must run on a gateway thread (or with an {@code iris} that needs none, as in tests).
-     */
+    /** Builds the server; IRIS is called only later, on the gateway thread of each request. */
     static HostedServer start(HostedConfig config, IrisCalls iris, IrisPrivileges privileges) {
         // first: the log file, when the JVM arguments put it in the data directory, can only open once it exists
         DataDirectory.prepare(config.dataDir(), System.getProperty("user.name"));
@@ -243,9 +240,9 @@ final class HostedServer implements AutoCloseable {
     }
 
     /**
-     * Ends the MCP sessions and the terminal sessions' engines. OS processes end; closing an IRIS
-     * session needs a gateway thread, so off one (at JVM shutdown) it fails and the session stays in
-     * IRIS, where the next start takes it up again.
+     * Ends the MCP sessions and the terminal sessions' engines. OS processes end; an IRIS session's
+     * job is told {@code bye} and its link closed (off a gateway thread nothing may call IRIS to
+     * interrupt or terminate it): it ends at its next use of the link.
      */
     @Override
     public void close() {

@@ -5,6 +5,8 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
+import java.util.function.Supplier;
+
 import static iristerm.iris.IrisFields.CODE;
 import static iristerm.iris.IrisFields.FAULT;
 import static iristerm.iris.IrisFields.MESSAGE;
@@ -16,6 +18,9 @@ import static iristerm.iris.IrisFields.MESSAGE;
 public final class IrisApi {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    /** set while this thread serves a request (hosted: the gateway thread IRIS called in on) */
+    private static final ThreadLocal<Boolean> SERVING = new ThreadLocal<>();
+
     private final IrisCalls calls;
 
     public IrisApi(IrisCalls calls) {
@@ -24,6 +29,25 @@ public final class IrisApi {
 
     public IrisCalls calls() {
         return calls;
+    }
+
+    /** Runs {@code work} as a request's own work: IRIS may be called from this thread meanwhile. */
+    public static <T> T serving(Supplier<T> work) {
+        Boolean before = SERVING.get();
+        SERVING.set(Boolean.TRUE);
+        try {
+            return work.get();
+        } finally {
+            SERVING.set(before);
+        }
+    }
+
+    /**
+     * Whether IRIS may be called from this thread: always over the Native API; hosted only on the
+     * thread of a request ({@link #serving}), never on a server thread of its own (idle timeout, shutdown).
+     */
+    public boolean callableHere() {
+        return calls.anyThread() || Boolean.TRUE.equals(SERVING.get());
     }
 
     public static ObjectNode request() {
@@ -48,36 +72,22 @@ public final class IrisApi {
 
     /** A refusal by the Terminal.Session API (not an error of the user's ObjectScript). */
     public static final class Fault extends SessionException {
-        /**
-         * The session's job runs on another IRIS instance than the one this call reached (a registry
-         * shared by ECP application servers or a mirror); IRIS's message names both.
-         */
-        public static final String WRONG_INSTANCE = "WRONG_INSTANCE";
+        /** Signal: no such process (the job has ended) */
+        public static final String GONE = "GONE";
 
         private final String code;
 
         Fault(String code, String message) {
-            super(message + advice(code) + (code.isEmpty() ? "" : " [" + code + "]"));
+            super(message + (code.isEmpty() ? "" : " [" + code + "]"));
             this.code = code;
-        }
-
-        /** What to do on this server's side; IRIS knows the instances, not how this server reaches them. */
-        private static String advice(String code) {
-            return WRONG_INSTANCE.equals(code)
-                    ? ". This server's IRIS connection reaches an instance other than the one that runs the"
-                    + " session: give --iris-host the address of that instance itself, not a load-balanced one"
-                    + " (hosted behind a load balancer: client affinity by Mcp-Session-Id), or open a new"
-                    + " session; the old one ends there by its idle timeout"
-                    : "";
         }
 
         public String code() {
             return code;
         }
 
-        /** The session no longer exists in IRIS (closed, ended, removed). */
         public boolean gone() {
-            return code.equals("NOT_FOUND") || code.equals("CLOSED");
+            return code.equals(GONE);
         }
     }
 

@@ -1,5 +1,8 @@
 package iristerm.iris;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
 /**
  * The one way into IRIS. Implementations: over the Native API ({@link NativeIrisCalls},
  * standalone), reentrant through the External Java Server's connection ({@link ReentrantIrisCalls},
@@ -15,6 +18,22 @@ public interface IrisCalls extends AutoCloseable {
 
     /** Where this reaches IRIS, for messages (never includes a password). */
     String describe();
+
+    /**
+     * Whether {@link #call} works on any thread. Reentrant calls work only on the gateway thread of
+     * a request, so a server thread of its own (idle timeout, shutdown) must not call IRIS at all.
+     */
+    default boolean anyThread() {
+        return true;
+    }
+
+    /**
+     * Where this server listens for the links of the session jobs this IRIS starts (port 0: any free
+     * one): an address the IRIS host can reach. Default: loopback, for an IRIS on this machine.
+     */
+    default InetSocketAddress linkAddress() {
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    }
 
     @Override
     default void close() {

@@ -5,141 +5,388 @@ import iristerm.session.EngineSink;
 import iristerm.session.SessionException;
 import iristerm.session.SessionState;
 import iristerm.session.Signal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
-import static iristerm.iris.IrisFields.*;
+import static iristerm.iris.LinkProtocol.*;
 
 /**
- * A session whose terminal is an IRIS job running Terminal.Engine. Output and events live in IRIS;
- * this engine fetches them on the reader's own thread (in hosted mode no other thread may call
- * IRIS), one fetch at a time, and turns IRIS character offsets into the log's byte offsets.
+ * A session whose terminal is an IRIS job (Terminal.Engine) on its own link: a push engine like the
+ * process engine. The reader thread takes the marks out of the job's output, pushes the rest into
+ * the session, and follows the job's state from the marks; a writer thread sends the job its lines,
+ * so that no caller ever blocks on the socket. Input an agent types ahead waits here until the job
+ * can take it (a command at a prompt, an answer while its READ waits) and is audited in IRIS, on the
+ * caller's thread, before it is queued (docs/iris-contract.md).
  */
 public final class IrisEngine implements Engine {
-    /** IRIS caps one Read's wait at 10 s; longer waits are several fetches */
-    private static final long MAX_FETCH_WAIT_MS = 10_000;
-    private static final int FETCH_CHARS = 256 * 1024;
-    /** recent output kept for mapping character offsets of events to byte offsets */
-    private static final long MAPPED_CHARS = 4L << 20;
-    private static final int DONE_KEPT = 256;
+    private static final Logger LOG = LoggerFactory.getLogger(IrisEngine.class);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    /** a mark longer than this (an SQL answer holds at most 3,000,000 characters) means a broken link */
+    static final int MAX_MARK_BYTES = 8 << 20;
+    private static final int KEPT = 256;
+    /** the audit record's limit for each claim (session, agent, client, namespace) */
+    static final int MAX_CLAIM = 200;
+    private static final long JOIN_MILLIS = 2000;
 
     private final IrisApi api;
-    private final String id;
+    private final JobLink.Job job;
     private final EngineSink sink;
-    private final ReentrantLock fetching = new ReentrantLock();
-    private final ArrayDeque<Chunk> chunks = new ArrayDeque<>();
-    private final List<JsonNode> unmapped = new ArrayList<>();
-    private final Map<Long, Done> done = new LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Done> eldest) {
-            return size() > DONE_KEPT;
-        }
-    };
-    private final long pid;
-    /** the IRIS instance that runs the job ("" from classes that predate instances) */
-    private final String instance;
-    private long charNext;
-    private long evNext;
-    private long byteEnd;
-    private volatile SessionState state;
-    private volatile String namespace;
-    private volatile int tlevel;
-    private volatile long promptAt = -1;
-    /** a done or read event came; the prompt counts once all output up to it is fetched */
-    private boolean promptPending;
-    private volatile Reading reading;
-    /** input sent so far: a fetch that began before the latest input may report a state it has not seen */
-    private volatile long inputs;
+    private final Attribution by;
+    private final Thread reader;
+    private final Thread writer;
+    private final LinkedBlockingQueue<byte[]> outbox = new LinkedBlockingQueue<>();
+    private final Object lock = new Object();
 
-    /** Output of IRIS characters [charStart, charStart + text.length()) begins at log byte byteStart. */
-    private record Chunk(long charStart, long byteStart, String text) {
+    // guarded by lock
+    private SessionState state = SessionState.starting;
+    private String namespace;
+    private int tlevel;
+    /** bytes of output pushed into the session so far: the log offset of the next byte */
+    private long byteEnd;
+    private long promptAt = -1;
+    /** where the output stood when the job was last given a command, statement or answer */
+    private long inputAt = -1;
+    /** a prompt or READ has come since the job was last given one */
+    private boolean promptSinceInput;
+    private long lastN;
+    /** the READ an answer has been sent to (only one line in the job's hands at a time) */
+    private long answered = -1;
+    private Reading reading;
+    private final ArrayDeque<Item> typeAhead = new ArrayDeque<>();
+    private final Map<Long, Long> starts = lru();
+    private final Map<Long, Done> done = lru();
+    private final Map<Long, CompletableFuture<JsonNode>> statements = new HashMap<>();
+    /** a statement's result, delivered at the prompt that follows it: its caller may then run the next one */
+    private Runnable deliverAtPrompt;
+    private boolean ended;
+
+    /** Who the input is recorded for in IRIS's audit: the session, the agent (identity), the MCP client. */
+    public record Attribution(String session, String agent, String client) {
     }
 
-    /** A finished command: its own output is log bytes [outStart, outEnd). */
-    public record Done(long seq, long outStart, long outEnd, String namespace, int tlevel, long elapsedMs,
+    /** A finished command: its own output is log bytes [outStart, outEnd) (outStart -1 if its start was not seen). */
+    public record Done(long n, long outStart, long outEnd, String namespace, int tlevel, long elapsedMs,
                        CommandError error) {
     }
 
-    /** What $ZERROR said, decomposed by the engine in IRIS. */
+    /** What $ZERROR said, decomposed by the job. */
     public record CommandError(String code, String text, String location, String source, String info) {
     }
 
-    /** The command {@code seq} waits in a READ that began at log byte {@code at}. */
-    public record Reading(long seq, long at) {
+    /** Command {@code n} waits in its READ {@code r}, which began at log byte {@code at}. */
+    public record Reading(long n, long r, long at) {
     }
 
-    public IrisEngine(IrisApi api, JsonNode opened, EngineSink sink) {
+    /** One line of type-ahead; {@code answerTo} &gt; 0: audited as the answer to that READ, and only that. */
+    private record Item(String text, boolean secret, long answerTo) {
+    }
+
+    public IrisEngine(IrisApi api, JobLink.Job job, Attribution by, EngineSink sink, String name) {
         this.api = api;
-        this.id = opened.path(SESSION).asString();
+        this.job = job;
+        this.by = by;
         this.sink = sink;
-        this.pid = opened.path(PID).asLong(-1);
-        this.instance = opened.path(INSTANCE).asString("");
-        this.namespace = opened.path(NAMESPACE).asString("");
-        this.state = parseState(opened.path(STATE).asString("starting"));
+        this.namespace = job.namespace();
+        OutputStream out;
+        try {
+            out = job.socket().getOutputStream();
+        } catch (IOException e) {
+            throw new SessionException("the session job's link broke as it opened (" + e.getMessage() + ")");
+        }
+        this.writer = new Thread(() -> write(out), name + "-link-out");
+        writer.setDaemon(true);
+        this.reader = new Thread(this::read, name + "-link-in");
+        reader.setDaemon(true);
+        writer.start();
+        reader.start();
     }
 
-    public String irisSession() {
-        return id;
+    private static <V> Map<Long, V> lru() {
+        return new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, V> eldest) {
+                return size() > KEPT;
+            }
+        };
     }
 
     public String namespace() {
-        return namespace;
-    }
-
-    public String instance() {
-        return instance;
+        synchronized (lock) {
+            return namespace;
+        }
     }
 
     public int tlevel() {
-        return tlevel;
+        synchronized (lock) {
+            return tlevel;
+        }
+    }
+
+    /** The IRIS instance ($SYSTEM) that runs the job, as its hello said. */
+    public String instance() {
+        return job.hello().instance();
     }
 
     public SessionState state() {
-        return state;
+        synchronized (lock) {
+            return state;
+        }
     }
 
     public Reading reading() {
-        return reading;
+        synchronized (lock) {
+            return reading;
+        }
     }
 
-    public synchronized Done done(long seq) {
-        return done.get(seq);
+    public Done done(long n) {
+        synchronized (lock) {
+            return done.get(n);
+        }
     }
 
-    /** Queues {@code code} as one command unit and returns its sequence number. */
-    public long execute(String code, boolean secret) {
-        ObjectNode req = IrisApi.request().put(SESSION, id).put(TEXT, code).put("execute", true).put("secret", secret);
-        JsonNode r = api.call(IrisMethod.SEND, req);
-        // queued: until IRIS reports otherwise the session is busy with it, so no second unit races in
-        inputs++;
-        state = SessionState.running;
-        return r.path(SEQ).asLong();
+    /** Where the output of command {@code n} began, or -1 while it has not started. */
+    public long started(long n) {
+        synchronized (lock) {
+            return starts.getOrDefault(n, -1L);
+        }
     }
 
     @Override
     public long pid() {
-        return pid;
+        return job.pid();
     }
 
+    /** Waits, at most {@code millis}, for the job's first prompt; whether it came. */
+    public boolean awaitStarted(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        synchronized (lock) {
+            while (state == SessionState.starting) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0) {
+                    return false;
+                }
+                try {
+                    lock.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return state != SessionState.exited;
+        }
+    }
+
+    // ---- input ---------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code code} as one command at the prompt (audited whole first; {@code secret} keeps it out
+     * of the output only) and returns its number.
+     */
+    public long execute(String code, boolean secret) {
+        requireAtPrompt();
+        audit("command", code, false, namespace());
+        synchronized (lock) {
+            requireAtPromptLocked();
+            long n = ++lastN;
+            give(JSON.createObjectNode().put("t", EXECUTE).put("n", n).put("code", code).put("echo", !secret));
+            state = SessionState.running;
+            return n;
+        }
+    }
+
+    /** Runs one SQL statement in the job at its prompt (audited first); its result completes the future. */
+    public CompletableFuture<JsonNode> sql(String query, JsonNode params, String inNamespace, long maxRows) {
+        requireAtPrompt();
+        // the statement followed by its parameters as JSON, as the contract's Audit records it
+        audit("sql", query + "\n" + JSON.writeValueAsString(params), false,
+                inNamespace != null ? inNamespace : namespace());
+        synchronized (lock) {
+            requireAtPromptLocked();
+            long n = ++lastN;
+            ObjectNode q = JSON.createObjectNode().put("t", QUERY).put("n", n).put("query", query);
+            q.set("params", params);
+            if (inNamespace != null) {
+                q.put("namespace", inNamespace);
+            }
+            q.put("max_rows", maxRows);
+            CompletableFuture<JsonNode> result = new CompletableFuture<>();
+            statements.put(n, result);
+            give(q);
+            state = SessionState.running;
+            return result;
+        }
+    }
+
+    private void requireAtPrompt() {
+        synchronized (lock) {
+            requireAtPromptLocked();
+        }
+    }
+
+    private void requireAtPromptLocked() {
+        switch (state) {
+            case idle -> {
+                if (!typeAhead.isEmpty()) {
+                    throw new SessionException("the iris session has typed-ahead input waiting; read on with "
+                            + "session_read until {\"prompt\": true} first");
+                }
+            }
+            case waiting_input -> throw new SessionException("the iris session is waiting in a READ; answer it with "
+                    + "session_send or interrupt it with session_signal INT first");
+            case running -> throw new SessionException("the iris session is still running a command; follow it "
+                    + "with session_read until {\"prompt\": true}, or interrupt it with session_signal INT");
+            case starting -> throw new SessionException("the iris session has not shown its first prompt yet; "
+                    + "read on with session_read until {\"prompt\": true}");
+            default -> throw new SessionException("the iris session has ended; open a new one");
+        }
+    }
+
+    /**
+     * Each line of {@code text} is one item of type-ahead (an iris session takes whole lines, so
+     * {@code enter} changes nothing). A line sent while a READ waits answers it (and may be secret);
+     * every other line is a command, audited whole whatever {@code secret} says.
+     */
     @Override
     public void write(String text, boolean enter, boolean secret) {
-        ObjectNode req = IrisApi.request().put(SESSION, id).put(TEXT, text).put("enter", enter).put("secret", secret);
-        inputs++;
-        state = parseState(api.call(IrisMethod.SEND, req).path(STATE).asString(state.name()));
+        String[] lines = text.split("\r\n|\r|\n", -1);
+        int count = lines.length > 1 && lines[lines.length - 1].isEmpty() ? lines.length - 1 : lines.length;
+        long answerTo;
+        synchronized (lock) {
+            answerTo = reading != null && answered != reading.r() && typeAhead.isEmpty() ? reading.r() : 0;
+        }
+        List<Item> items = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            boolean answer = i == 0 && answerTo > 0;
+            audit(answer ? "answer" : "command", lines[i], answer && secret, namespace());
+            items.add(new Item(lines[i], secret, answer ? answerTo : 0));
+        }
+        synchronized (lock) {
+            if (ended) {
+                throw new SessionException("the iris session has ended; its input was not delivered");
+            }
+            typeAhead.addAll(items);
+            dispatch();
+        }
     }
 
+    /** Lock held. Hands the job the next item if it can take one now: one line in its hands at a time. */
+    private void dispatch() {
+        while (!typeAhead.isEmpty()) {
+            Item head = typeAhead.peekFirst();
+            boolean readWaits = reading != null && answered != reading.r();
+            if (head.answerTo() > 0 && !(readWaits && reading.r() == head.answerTo())) {
+                // audited as the answer to a READ that no longer waits: it must not run as anything else
+                typeAhead.pollFirst();
+                continue;
+            }
+            if (readWaits) {
+                typeAhead.pollFirst();
+                answered = reading.r();
+                give(JSON.createObjectNode().put("t", ANSWER).put("r", reading.r()).put("text", head.text())
+                        .put("echo", !head.secret()));
+                state = SessionState.running;
+            } else if (state == SessionState.idle) {
+                typeAhead.pollFirst();
+                give(JSON.createObjectNode().put("t", EXECUTE).put("n", ++lastN).put("code", head.text())
+                        .put("echo", !head.secret()));
+                state = SessionState.running;
+            }
+            return;
+        }
+    }
+
+    private void audit(String kind, String text, boolean secret, String inNamespace) {
+        ObjectNode req = IrisApi.request().put("session", claim(by.session())).put("kind", kind)
+                .put("agent", claim(by.agent()));
+        if (by.client() != null) {
+            req.put("client", claim(by.client()));
+        }
+        req.put("namespace", claim(inNamespace)).put("text", text).put("secret", secret);
+        api.call(IrisMethod.AUDIT, req);
+    }
+
+    /**
+     * A claim of the caller's as the audit record holds it: one line of at most {@value #MAX_CLAIM}
+     * characters. The MCP client's name is whatever the client said, so a line break in it must not
+     * forge a line of the record.
+     */
+    static String claim(String s) {
+        String line = s == null ? "" : s.replaceAll("\\p{Cntrl}", " ");
+        return line.length() > MAX_CLAIM ? line.substring(0, MAX_CLAIM) : line;
+    }
+
+    /** Lock held. Gives the job input: the next prompt or READ is the one that answers it. */
+    private void give(ObjectNode line) {
+        inputAt = byteEnd;
+        promptSinceInput = false;
+        send(line);
+    }
+
+    private void send(ObjectNode line) {
+        outbox.add((JSON.writeValueAsString(line) + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The writer thread: a job that stops reading holds up only this thread, never a caller. */
+    private void write(OutputStream out) {
+        try {
+            while (true) {
+                byte[] line = outbox.take();
+                out.write(line);
+                out.flush();
+            }
+        } catch (InterruptedException e) {
+            // the engine is ending
+        } catch (IOException e) {
+            LOG.debug("link of job {} broke while writing: {}", job.pid(), e.getMessage());
+            job.close();
+        }
+    }
+
+    /**
+     * INT (and QUIT) interrupt the running command or READ; KILL terminates the job (Signal in IRIS);
+     * TERM and HUP ask it to end at its next prompt.
+     */
     @Override
     public void signal(Signal signal) {
-        api.call(IrisMethod.SIGNAL, IrisApi.request().put(SESSION, id).put("signal", signal.name()));
+        switch (signal) {
+            case INT, QUIT -> {
+                SessionState s = state();
+                if (s != SessionState.running && s != SessionState.waiting_input) {
+                    throw new SessionException("the iris session is " + s + ": there is no command to interrupt");
+                }
+                callSignal("INT");
+            }
+            case KILL -> callSignal("KILL");
+            default -> send(JSON.createObjectNode().put("t", END));
+        }
+    }
+
+    /** Only while the link is open: the pid is then still this job's, never a reused one. */
+    private void callSignal(String signal) {
+        synchronized (lock) {
+            if (ended) {
+                throw new SessionException("the iris session has ended; there is no job to signal");
+            }
+        }
+        api.call(IrisMethod.SIGNAL, IrisApi.request().put(IrisFields.PID, job.pid()).put("signal", signal));
     }
 
     @Override
@@ -147,184 +394,191 @@ public final class IrisEngine implements Engine {
         throw new SessionException("an iris session has no terminal size to change; session_resize is for pty sessions");
     }
 
-    /** IRIS owns the job: it idles it out itself, and in hosted mode only a gateway thread may call IRIS. */
-    @Override
-    public boolean outlivesServer() {
-        return true;
-    }
-
     @Override
     public SessionState liveState(String lastLine) {
-        return state;
+        return state();
     }
 
     @Override
     public boolean promptSince(long mark, long logEnd, String lastLine) {
-        SessionState s = state;
-        // strictly after: a READ or prompt already on screen when the input was sent is not its answer
-        return promptAt > mark && (s == SessionState.idle || s == SessionState.waiting_input);
+        synchronized (lock) {
+            // strictly after: a READ or prompt already on screen when the input was sent is not its answer;
+            // at the same offset only when it came after input given since the mark (e.g. a READ right
+            // after a command that wrote nothing, not even its echo)
+            boolean after = promptAt > mark || (promptAt == mark && inputAt >= mark && promptSinceInput);
+            return after && (state == SessionState.idle || state == SessionState.waiting_input);
+        }
     }
 
-    /**
-     * Fetches what IRIS has past what this engine has seen, waiting there at most {@code maxWaitMillis}.
-     * A concurrent reader finds the fetch busy and waits on the log; the fetcher wakes it when done.
-     */
-    @Override
-    public boolean pull(long maxWaitMillis) {
-        if (!fetching.tryLock()) {
-            return false;
-        }
-        try {
-            ObjectNode req = IrisApi.request().put(SESSION, id).put("from", charNext).put("ev", evNext)
-                    .put("max", FETCH_CHARS).put("wait_ms", Math.min(maxWaitMillis, MAX_FETCH_WAIT_MS));
-            long inputsBefore = inputs;
-            JsonNode r;
-            try {
-                r = api.call(IrisMethod.READ, req);
-            } catch (IrisApi.Fault f) {
-                if (f.gone()) {
-                    state = SessionState.exited;
-                    sink.exited(null, null);
-                    return true;
+    // ---- the link's output -----------------------------------------------------------------------
+
+    private void read() {
+        MarkFilter filter = new MarkFilter(job.hello().mark(), MAX_MARK_BYTES, new MarkFilter.Handler() {
+            @Override
+            public void output(byte[] bytes, int offset, int length) {
+                sink.output(bytes, offset, length);
+                synchronized (lock) {
+                    byteEnd += length;
                 }
-                throw f;
             }
-            accept(r, inputsBefore == inputs);
-            return true;
+
+            @Override
+            public void mark(String json) {
+                onMark(json);
+            }
+        });
+        byte[] buf = new byte[64 * 1024];
+        try (InputStream in = job.in()) {
+            int n;
+            while ((n = in.read(buf)) >= 0) {
+                filter.feed(buf, 0, n);
+            }
+        } catch (IOException | RuntimeException e) {
+            // a broken or closed link ends the session as EOF does; a mark past the limit too
+            LOG.debug("link of job {} ended: {}", job.pid(), e.toString());
         } finally {
-            fetching.unlock();
-            sink.changed();
+            end();
         }
     }
 
-    /** @param current false when input was sent while this answer was on its way: its state may be stale */
-    private void accept(JsonNode r, boolean current) {
-        String data = r.path(DATA).asString("");
-        if (!data.isEmpty()) {
-            byte[] bytes = data.getBytes(StandardCharsets.UTF_8);
-            chunks.addLast(new Chunk(charNext, byteEnd, data));
-            byteEnd += bytes.length;
-            charNext += data.length();
-            while (chunks.size() > 1 && charNext - chunks.peekFirst().charStart() > MAPPED_CHARS) {
-                chunks.removeFirst();
-            }
-            sink.output(bytes, 0, bytes.length);
+    private void onMark(String text) {
+        JsonNode m;
+        try {
+            m = JSON.readTree(text);
+        } catch (RuntimeException e) {
+            LOG.warn("job {} sent a mark that is not JSON; ignored", job.pid());
+            return;
         }
-        for (JsonNode ev : r.path(EVENTS)) {
-            unmapped.add(ev);
-        }
-        evNext = r.path(EV_NEXT).asLong(evNext);
-        namespace = r.path(NAMESPACE).asString(namespace);
-        tlevel = r.path(TLEVEL).asInt(tlevel);
-        applyEvents();
-        SessionState s = parseState(r.path(STATE).asString(state.name()));
-        if (!current && s != SessionState.exited) {
-            s = state;
-        }
-        state = s;
-        boolean allFetched = charNext >= r.path(END).asLong(charNext);
-        if (promptPending && allFetched && (s == SessionState.idle || s == SessionState.waiting_input)) {
-            // a command ended or entered a READ, and its prompt is in what was fetched; the state
-            // alone would not do: it may not yet say "running" for a command that just started
-            promptAt = byteEnd;
-            promptPending = false;
-        }
-        if (s == SessionState.exited) {
-            sink.exited(null, null);
-        }
-    }
-
-    /** Events whose offsets lie in output not fetched yet wait until it is. */
-    private void applyEvents() {
-        Iterator<JsonNode> it = unmapped.iterator();
-        while (it.hasNext()) {
-            JsonNode ev = it.next();
-            String type = ev.path(TYPE).asString("");
-            long at = ev.has(OUT_END) ? ev.path(OUT_END).asLong() : ev.path(AT).asLong(-1);
-            if (at > charNext) {
-                break;
-            }
-            it.remove();
-            switch (type) {
-                case "done" -> {
-                    Done d = new Done(ev.path(SEQ).asLong(), toByte(ev.path(OUT_START).asLong()), toByte(at),
-                            ev.path(NAMESPACE).asString(namespace), ev.path(TLEVEL).asInt(tlevel),
-                            ev.path(ELAPSED_MS).asLong(), error(ev.get(ERROR)));
-                    synchronized (this) {
-                        done.put(d.seq(), d);
-                    }
+        Runnable deliver = null;
+        synchronized (lock) {
+            switch (m.path("e").asString("")) {
+                case PROMPT -> {
+                    namespace = m.path("ns").asString(namespace);
+                    tlevel = m.path("tl").asInt(tlevel);
+                    state = SessionState.idle;
                     reading = null;
-                    promptPending = true;
+                    promptAt = byteEnd;
+                    promptSinceInput = true;
+                    deliver = deliverAtPrompt;
+                    deliverAtPrompt = null;
+                    dispatch();
                 }
-                case "read" -> {
-                    reading = new Reading(ev.path(SEQ).asLong(), toByte(at));
-                    promptPending = true;
+                case START -> {
+                    state = SessionState.running;
+                    starts.put(m.path("n").asLong(), byteEnd);
+                }
+                case DONE -> {
+                    long n = m.path("n").asLong();
+                    namespace = m.path("ns").asString(namespace);
+                    tlevel = m.path("tl").asInt(tlevel);
+                    done.put(n, new Done(n, starts.getOrDefault(n, -1L), byteEnd, namespace, tlevel,
+                            m.path("ms").asLong(0), error(m.get("error"))));
+                    reading = null;
+                }
+                case READ -> {
+                    reading = new Reading(m.path("n").asLong(), m.path("r").asLong(), byteEnd);
+                    state = SessionState.waiting_input;
+                    promptAt = byteEnd;
+                    promptSinceInput = true;
+                    dispatch();
+                }
+                case READEND -> {
+                    if (reading != null && reading.r() == m.path("r").asLong()) {
+                        reading = null;
+                        state = SessionState.running;
+                    }
+                    dispatch();
+                }
+                case SQL -> {
+                    CompletableFuture<JsonNode> waiting = statements.remove(m.path("n").asLong());
+                    JsonNode result = m.path("result");
+                    if (waiting != null) {
+                        deliverAtPrompt = () -> waiting.complete(result);
+                    }
                 }
                 default -> {
-                    // "exit" and event types of newer engines: the state field already says what matters
+                    // bye (the end of the connection follows) and events of newer jobs: nothing to track
                 }
             }
+            lock.notifyAll();
         }
+        if (deliver != null) {
+            deliver.run();
+        }
+        sink.changed();
     }
 
     private static CommandError error(JsonNode e) {
-        if (e == null || e.isNull() || !e.isObject()) {
+        if (e == null || !e.isObject()) {
             return null;
         }
-        return new CommandError(e.path(CODE).asString(""), e.path(TEXT).asString(""), e.path(LOCATION).asString(""),
-                e.path(SOURCE).asString(""), e.path(INFO).asString(""));
+        return new CommandError(e.path("code").asString(""), e.path("text").asString(""),
+                e.path("location").asString(""), e.path("source").asString(""), e.path("info").asString(""));
     }
 
-    /** Byte offset in the log of IRIS character offset {@code c}; -1 if that output is too old to map. */
-    private long toByte(long c) {
-        if (c >= charNext) {
-            return byteEnd;
-        }
-        for (Iterator<Chunk> it = chunks.descendingIterator(); it.hasNext(); ) {
-            Chunk k = it.next();
-            if (c >= k.charStart()) {
-                String prefix = k.text().substring(0, (int) (c - k.charStart()));
-                return k.byteStart() + prefix.getBytes(StandardCharsets.UTF_8).length;
+    /** The link is gone (EOF, error, closed): the session has ended. Runs once. */
+    private void end() {
+        List<CompletableFuture<JsonNode>> waiting;
+        synchronized (lock) {
+            if (ended) {
+                return;
             }
+            ended = true;
+            state = SessionState.exited;
+            reading = null;
+            typeAhead.clear();
+            waiting = new ArrayList<>(statements.values());
+            statements.clear();
+            lock.notifyAll();
         }
-        return -1;
+        job.close();
+        writer.interrupt();
+        for (CompletableFuture<JsonNode> w : waiting) {
+            w.completeExceptionally(new SessionException("the iris session ended before the statement answered"));
+        }
+        sink.exited(null, null);
     }
 
     /**
-     * Closes the job in IRIS (HALT, then forced after {@code graceMillis}) and takes the output it
-     * still had for us.
+     * {@code bye} when the job waits at a prompt; otherwise INT first, then {@code bye}; KILL after
+     * {@code graceMillis} (at once when {@code force}); the link is closed in every case. Only
+     * {@code bye} and closing where IRIS may not be called from this thread (hosted, off a request):
+     * the job then ends at its next use of the link.
      */
     @Override
     public void terminate(boolean force, long graceMillis) {
-        fetching.lock();
-        try {
-            ObjectNode req = IrisApi.request().put(SESSION, id).put("force", force).put("grace_ms", graceMillis)
-                    .put("from", charNext);
-            try {
-                String data = api.call(IrisMethod.CLOSE, req).path(DATA).asString("");
-                if (!data.isEmpty()) {
-                    byte[] bytes = data.getBytes(StandardCharsets.UTF_8);
-                    charNext += data.length();
-                    byteEnd += bytes.length;
-                    sink.output(bytes, 0, bytes.length);
-                }
-            } catch (IrisApi.Fault f) {
-                if (!f.gone()) {
-                    throw f;
-                }
-            }
-            state = SessionState.exited;
-            sink.exited(null, null);
-        } finally {
-            fetching.unlock();
+        boolean mayCall = api.callableHere();
+        boolean busy;
+        synchronized (lock) {
+            typeAhead.clear();
+            busy = state == SessionState.running || state == SessionState.waiting_input;
         }
+        if (busy && mayCall) {
+            trySignal("INT");
+        }
+        send(JSON.createObjectNode().put("t", END));
+        try {
+            if (!force) {
+                reader.join(graceMillis);
+            }
+            if (reader.isAlive() && mayCall) {
+                trySignal("KILL");
+            }
+            job.close();
+            reader.join(JOIN_MILLIS);
+            writer.join(JOIN_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            job.close();
+        }
+        end();
     }
 
-    static SessionState parseState(String s) {
+    private void trySignal(String signal) {
         try {
-            return SessionState.valueOf(s);
-        } catch (IllegalArgumentException e) {
-            return SessionState.running;
+            callSignal(signal);
+        } catch (RuntimeException e) {
+            LOG.debug("Signal {} to job {}: {}", signal, job.pid(), e.getMessage());
         }
     }
 }

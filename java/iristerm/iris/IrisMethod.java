@@ -7,12 +7,8 @@ package iristerm.iris;
 public enum IrisMethod {
     PING("Ping"),
     OPEN("Open"),
-    SEND("Send"),
-    READ("Read"),
     SIGNAL("Signal"),
-    CLOSE("Close"),
-    LIST("List"),
-    SQL("SQL");
+    AUDIT("Audit");
 
     public static final String CLASS = "Terminal.Session";
     /** every method takes exactly one argument, the request JSON */
@@ -28,8 +24,8 @@ public enum IrisMethod {
         return method;
     }
 
-    /** Safe to repeat after a dropped connection: it changes nothing in IRIS. */
+    /** Safe to repeat after a dropped connection: it changes nothing in IRIS (a repeated Audit would record twice). */
     public boolean idempotent() {
-        return this == PING || this == READ || this == LIST;
+        return this == PING;
     }
 }

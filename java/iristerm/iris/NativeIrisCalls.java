@@ -4,6 +4,10 @@ import com.intersystems.jdbc.IRIS;
 import com.intersystems.jdbc.IRISConnection;
 import com.intersystems.jdbc.IRISDataSource;
 
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -11,9 +15,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Standalone mode: the Native API over the superserver port. A Read may wait in IRIS for seconds,
- * so calls do not share one connection: each borrows one from a small pool that grows on demand up
- * to {@link IrisConfig#maxConnections()}. A connection that fails is dropped and a fresh one made;
+ * Standalone mode: the Native API over the superserver port. Calls do not share one connection
+ * (an Open waits in IRIS until its job has started): each borrows one from a small pool that grows
+ * on demand up to {@link IrisConfig#maxConnections()}. A connection that fails is dropped and a fresh one made;
  * calls that change nothing in IRIS are retried once on it.
  */
 public final class NativeIrisCalls implements IrisCalls {
@@ -33,6 +37,64 @@ public final class NativeIrisCalls implements IrisCalls {
     @Override
     public String describe() {
         return config.toString();
+    }
+
+    /**
+     * {@code --iris-link HOST[:PORT]} when given; else the local address of the route to the IRIS
+     * host (what the Native API connection's local end is, which the intersystems-jdbc API does not
+     * expose): a connected UDP socket picks it without sending anything. The link is plain TCP, so a
+     * default that is not loopback (IRIS on another machine) is refused: only an explicit
+     * {@code --iris-link} accepts a link across the network.
+     */
+    @Override
+    public InetSocketAddress linkAddress() {
+        return linkAddress(config);
+    }
+
+    static InetSocketAddress linkAddress(IrisConfig config) {
+        if (config.link() != null && !config.link().isBlank()) {
+            return parseLink(config.link());
+        }
+        InetAddress local;
+        try (DatagramSocket probe = new DatagramSocket()) {
+            probe.connect(InetAddress.getByName(config.host()), config.port());
+            local = probe.getLocalAddress();
+        } catch (IOException | RuntimeException e) {
+            throw new IrisUnavailableException("cannot find this machine's address on the route to IRIS at "
+                    + config.host() + " (" + e.getMessage() + "); give the address IRIS reaches this server at with "
+                    + "--iris-link HOST[:PORT] (env IRIS_TERMINAL_IRIS_LINK)", e);
+        }
+        if (local.isAnyLocalAddress() || local.isLoopbackAddress()) {
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+        }
+        throw new IrisUnavailableException("IRIS at " + config.host() + " is on another machine: its session jobs "
+                + "would connect back to " + local.getHostAddress() + " over plain TCP, which anyone on the path "
+                + "could read or inject commands into. Give --iris-link HOST[:PORT] (env IRIS_TERMINAL_IRIS_LINK) "
+                + "with the address IRIS should reach this server at to accept that, or run the server on the IRIS "
+                + "host", null);
+    }
+
+    /** "HOST", "HOST:PORT", "[v6]:PORT"; port 0 (or none) lets the system choose. */
+    static InetSocketAddress parseLink(String link) {
+        String host = link.strip();
+        int port = 0;
+        int colon = host.lastIndexOf(':');
+        boolean bracketed = host.startsWith("[");
+        if (colon >= 0 && (bracketed ? host.lastIndexOf(']') < colon : host.indexOf(':') == colon)) {
+            try {
+                port = Integer.parseInt(host.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            host = host.substring(0, colon);
+        }
+        if (bracketed && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        if (host.isEmpty() || port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--iris-link '" + link + "' is not HOST[:PORT] (a port 0-65535)");
+        }
+        return InetSocketAddress.createUnresolved(host, port);
     }
 
     @Override

@@ -19,6 +19,11 @@ public final class ReentrantIrisCalls implements IrisCalls {
     }
 
     @Override
+    public boolean anyThread() {
+        return false;
+    }
+
+    @Override
     public String describe() {
         return "the calling IRIS process (reentrant)";
     }

@@ -2,55 +2,51 @@ package iristerm.mcp;
 
 import iristerm.iris.IrisApi;
 import iristerm.iris.IrisEngine;
-import iristerm.iris.IrisMethod;
+import iristerm.iris.JobLink;
+import iristerm.iris.LinkProtocol;
 import iristerm.session.AnsiCleaner;
 import iristerm.session.OutputLog;
-import iristerm.session.ReadReason;
 import iristerm.session.ReadRequest;
 import iristerm.session.Session;
 import iristerm.session.SessionException;
 import iristerm.session.SessionMeta;
-import iristerm.session.SessionState;
 import iristerm.session.Until;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-
-import static iristerm.iris.IrisFields.*;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * iris_execute and iris_sql, and the iris kind of session_open. With no IRIS configured every one
- * of them answers with how to configure it.
+ * iris_execute and iris_sql, and the iris kind of session_open. An iris session is a job IRIS
+ * starts for the caller that connects back over its own link ({@link JobLink}, one listener per
+ * server, opened on first use). With no IRIS configured every tool answers how to configure it.
  */
-final class IrisTools implements IrisSessions {
-    private static final Logger LOG = LoggerFactory.getLogger(IrisTools.class);
+final class IrisTools implements IrisSessions, AutoCloseable {
     private static final String NOT_CONFIGURED = "no IRIS is configured for this server; start it with IRIS_HOSTNAME "
             + "(and IRIS_PORT, IRIS_NAMESPACE, IRIS_USERNAME, IRIS_PASSWORD) or --iris-host to use iris sessions";
 
-    /** the name of the session iris_execute uses when none is given; how it is found again after a restart */
+    /** the name of the session iris_execute uses when none is given */
     static final String DEFAULT_NAME = "default";
-    /** a taken-up session's earlier output is fetched in at most this many reads (256 K characters each) */
-    private static final int MAX_CATCH_UP_FETCHES = 64;
+    /** the name of the session iris_sql uses when none is given */
+    static final String SQL_NAME = "sql";
 
     private final ServerContext ctx;
     private final IrisApi api;
-    /** each identity's default iris session, used by iris_execute without a session */
-    private final Map<String, String> defaults = new ConcurrentHashMap<>();
-    /** per identity: its default session and the taking up of its sessions happen once, even when calls race */
+    /** per identity and name: the sessions iris_execute and iris_sql use when none is given */
+    private final Map<String, String> own = new ConcurrentHashMap<>();
+    /** per identity: its own sessions are opened once, even when calls race */
     private final Map<String, Object> identityLocks = new ConcurrentHashMap<>();
-    /** identities whose sessions left alive in IRIS by an earlier run of this server have been taken up */
-    private final Set<String> takenUp = ConcurrentHashMap.newKeySet();
+    private JobLink link;
+    private boolean closed;
 
     IrisTools(ServerContext ctx, IrisApi api) {
         this.ctx = ctx;
@@ -68,6 +64,34 @@ final class IrisTools implements IrisSessions {
         return api;
     }
 
+    /** The listener for the jobs' links, opened by the first iris session. */
+    private synchronized JobLink link() {
+        if (closed) {
+            throw new SessionException("the server is shutting down; no new iris session can start");
+        }
+        if (link == null) {
+            link = new JobLink(api().calls().linkAddress());
+        }
+        return link;
+    }
+
+    /** Stops listening for links; the sessions' own links belong to their engines. */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (link != null) {
+            link.close();
+        }
+    }
+
+    /**
+     * The tools, each run as a request's own work: in hosted mode IRIS may be called only from the
+     * gateway thread of a request, and the iris engine asks whether it runs on one.
+     */
+    static List<ToolSpec> serving(List<ToolSpec> tools) {
+        return tools.stream().map(t -> t.withHandler((c, a) -> IrisApi.serving(() -> t.handler().call(c, a)))).toList();
+    }
+
     private Object lockOf(String identity) {
         return identityLocks.computeIfAbsent(identity, k -> new Object());
     }
@@ -82,28 +106,29 @@ final class IrisTools implements IrisSessions {
     private Session open(Caller c, String namespace, String name) {
         IrisApi iris = api();
         String identity = c.identity();
-        // before IRIS starts a job: a refusal afterwards would leave the job running there
+        // before IRIS starts a job: a refusal afterwards would start one for nothing
         ctx.sessions().checkCapacity(identity);
-        ObjectNode req = IrisApi.request().put(AGENT, identity);
+        JobLink.Job job = link().start(iris, namespace);
         String client = clientName(c);
-        if (client != null) {
-            req.put(CLIENT, client);
-        }
-        if (namespace != null) {
-            req.put(NAMESPACE, namespace);
-        }
-        if (name != null) {
-            req.put(NAME, name);
-        }
-        req.put("idle_timeout_s", ctx.sessions().config().idleTimeout().toSeconds());
-        JsonNode opened = iris.call(IrisMethod.OPEN, req);
-        String ns = opened.path(NAMESPACE).asString(namespace);
+        Session s;
         try {
-            return attach(identity, opened, name != null ? name : "iris-" + ns, ns);
+            SessionMeta template = new SessionMeta(null, "iris", name != null ? name : "iris-" + job.namespace(),
+                    identity, "iris job " + job.pid(), List.of(), null, job.namespace(), null, null, 0);
+            // sink is the new session itself, whose id the audit records name
+            s = ctx.sessions().open(identity, template, true, sink -> new IrisEngine(iris, job,
+                    new IrisEngine.Attribution(((Session) sink).id(), identity, client), sink,
+                    "iris-" + ((Session) sink).id()));
         } catch (RuntimeException e) {
-            iris.call(IrisMethod.CLOSE, IrisApi.request().put(SESSION, opened.path(SESSION).asString()).put("force", true));
+            job.close();
             throw e;
         }
+        if (!((IrisEngine) s.engine()).awaitStarted(LinkProtocol.HELLO_MILLIS)) {
+            s.terminate(true, 0);
+            throw new SessionException("the iris session's job connected but showed no prompt within "
+                    + LinkProtocol.HELLO_MILLIS / 1000 + " s; check that the Terminal classes in IRIS match this "
+                    + "server's version");
+        }
+        return s;
     }
 
     /** The MCP client's own name (clientInfo.name of its initialize), or null when the transport has none. */
@@ -115,117 +140,37 @@ final class IrisTools implements IrisSessions {
         return name == null || name.isBlank() ? null : name;
     }
 
-    private Session attach(String identity, JsonNode opened, String name, String namespace) {
-        SessionMeta template = new SessionMeta(null, "iris", name, identity, "iris:" + opened.path(SESSION).asString(),
-                List.of(), null, namespace, null, null, 0);
-        // the transcript of an iris session is IRIS's own (its output globals); nothing is kept on disk here
-        return ctx.sessions().open(identity, template, false, sink -> new IrisEngine(api, opened, sink));
-    }
-
-    /**
-     * The tools, each first taking up the caller's sessions that an earlier run of this server left
-     * alive in IRIS (IRIS owns them). Done per identity on its own first call, so that in hosted mode
-     * the List runs as that IRIS user, on that user's gateway thread.
-     */
-    List<ToolSpec> takingUpFirst(List<ToolSpec> tools) {
-        return tools.stream().map(t -> t.withHandler((c, a) -> {
-            takeUp(c.identity());
-            return t.handler().call(c, a);
-        })).toList();
-    }
-
-    /**
-     * Attaches the live sessions this identity opened through this server's IRIS user (a row's agent
-     * is the identity, its owner the IRIS user Ping names) and makes the latest one named
-     * {@link #DEFAULT_NAME} its default again. A failure leaves it to the next call.
-     */
-    private void takeUp(String identity) {
-        if (api == null || takenUp.contains(identity)) {
-            return;
-        }
-        synchronized (lockOf(identity)) {
-            if (takenUp.contains(identity)) {
-                return;
-            }
-            try {
-                String irisUser = api.call(IrisMethod.PING, IrisApi.request()).path(USER).asString("");
-                Set<String> attached = new HashSet<>();
-                for (Session s : ctx.sessions().list(identity)) {
-                    attached.add(s.meta().command());
-                }
-                JsonNode defaultRow = null;
-                String defaultId = null;
-                JsonNode listed = api.call(IrisMethod.LIST, IrisApi.request());
-                // a registry shared by instances lists their sessions too; calls for them reach this one
-                String here = listed.path(INSTANCE).asString("");
-                for (JsonNode row : listed.path(SESSIONS)) {
-                    if (!identity.equals(row.path(AGENT).asString("")) || !irisUser.equals(row.path(OWNER).asString(""))
-                            || "exited".equals(row.path(STATE).asString())
-                            || !here.equals(row.path(INSTANCE).asString(here))
-                            || attached.contains("iris:" + row.path(SESSION).asString())) {
-                        continue;
-                    }
-                    String name = row.path(NAME).asString("iris");
-                    Session s = attach(identity, row, name, row.path(NAMESPACE).asString(""));
-                    catchUp(s);
-                    // created is "YYYY-MM-DD HH:MM:SS", so text order is time order
-                    if (DEFAULT_NAME.equals(name) && (defaultRow == null
-                            || row.path(CREATED).asString("").compareTo(defaultRow.path(CREATED).asString("")) >= 0)) {
-                        defaultRow = row;
-                        defaultId = s.id();
-                    }
-                }
-                if (defaultId != null) {
-                    defaults.putIfAbsent(identity, defaultId);
-                }
-                takenUp.add(identity);
-            } catch (RuntimeException e) {
-                LOG.warn("sessions of {} left in IRIS by an earlier run not taken up yet: {}", identity, e.getMessage());
-            }
-        }
-    }
-
-    /**
-     * Fetches the output and events a taken-up session had before this run, so that the next
-     * command's wait starts after them (an old end-of-command event is no prompt for it); the default
-     * reader goes on from there, as the agent of the earlier run had read it ({@code all} still shows it).
-     */
-    private static void catchUp(Session s) {
-        if (!(s.engine() instanceof IrisEngine engine)) {
-            return;
-        }
-        for (int i = 0; i < MAX_CATCH_UP_FETCHES; i++) {
-            long before = s.log().end();
-            engine.pull(0);
-            if (s.log().end() == before) {
-                break;
-            }
-        }
-        s.skipTo(ReadRequest.DEFAULT_READER, s.log().end());
-    }
-
-    /** One default session per identity, even when its first calls race. */
-    private Session defaultSession(Caller c, String namespace) {
+    /** The caller's own session called {@code name} (iris_execute's, iris_sql's), opened on demand once. */
+    private Session ownSession(Caller c, String name, String namespace) {
+        String key = c.identity() + "\u0000" + name;
         synchronized (lockOf(c.identity())) {
-            return defaultSessionLocked(c, namespace);
+            String id = own.get(key);
+            if (id != null) {
+                try {
+                    Session s = ctx.sessions().get(c.identity(), id);
+                    if (!s.isExited()) {
+                        return s;
+                    }
+                } catch (SessionException gone) {
+                    // fall through to a new one
+                }
+            }
+            Session s = open(c, namespace, name);
+            own.put(key, s.id());
+            return s;
         }
     }
 
-    private Session defaultSessionLocked(Caller c, String namespace) {
-        String id = defaults.get(c.identity());
-        if (id != null) {
-            try {
-                Session s = ctx.sessions().get(c.identity(), id);
-                if (!s.isExited()) {
-                    return s;
-                }
-            } catch (SessionException gone) {
-                // fall through to a new one
-            }
+    private IrisEngine irisEngine(Session s, String tool) {
+        if (!(s.engine() instanceof IrisEngine engine)) {
+            throw new SessionException("session " + s.id() + " is a " + s.meta().kind() + " session; " + tool
+                    + " needs an iris session (session_send writes to any session)");
         }
-        Session s = open(c, namespace, DEFAULT_NAME);
-        defaults.put(c.identity(), s.id());
-        return s;
+        if (s.isExited()) {
+            throw new SessionException("iris session " + s.id() + " has exited; run " + tool + " without a session "
+                    + "to get a new one of your own, or session_open {\"kind\": \"iris\"}");
+        }
+        return engine;
     }
 
     // ---- iris_execute ------------------------------------------------------------------------
@@ -243,7 +188,7 @@ final class IrisTools implements IrisSessions {
                   "namespace": {"type": "string", "description": "switch the session to this namespace first (it stays there)"},
                   "timeout_ms": {"type": "integer", "minimum": 0, "default": 30000},
                   "max_bytes": {"type": "integer", "minimum": 1, "default": 32768},
-                  "secret": {"type": "boolean", "description": "keep the code out of the audit log and transcripts"}
+                  "secret": {"type": "boolean", "description": "keep the code out of the output and transcript (IRIS audits it in full all the same)"}
                 }, "required": ["code"], "additionalProperties": false}""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},
@@ -261,7 +206,7 @@ final class IrisTools implements IrisSessions {
     }
 
     private Answer runExecute(Caller c, Args a) {
-        IrisApi iris = api();
+        api();
         String code = a.requiredString("code");
         if (code.getBytes(StandardCharsets.UTF_8).length > ctx.limits().maxInputBytes()) {
             throw new SessionException("'code' is larger than the input limit of " + ctx.limits().maxInputBytes()
@@ -271,56 +216,41 @@ final class IrisTools implements IrisSessions {
         long timeout = a.integer("timeout_ms", 30_000, 0, ctx.limits().maxWaitMillis());
         int max = (int) a.integer("max_bytes", ctx.limits().defaultReadBytes(), 1, ctx.limits().maxReadBytes());
         Session s = a.has("session") ? ctx.sessions().get(c.identity(), a.string("session"))
-                : defaultSession(c, namespace);
-        if (!(s.engine() instanceof IrisEngine engine)) {
-            throw new SessionException("session " + s.id() + " is a " + s.meta().kind()
-                    + " session; iris_execute needs an iris session (session_send writes to any session)");
-        }
-        if (s.isExited()) {
-            throw new SessionException("iris session " + s.id() + " has exited; run iris_execute without a session "
-                    + "to get a new default one, or session_open {\"kind\": \"iris\"}");
-        }
-        SessionState before = engine.state();
-        if (before == SessionState.waiting_input) {
-            throw new SessionException("iris session " + s.id() + " is waiting in a READ; answer it with session_send "
-                    + "or interrupt it with session_signal INT before running more code");
-        }
-        if (before == SessionState.running) {
-            throw new SessionException("iris session " + s.id() + " is still running a command; follow it with "
-                    + "session_read until {\"prompt\": true}, or interrupt it with session_signal INT");
-        }
+                : ownSession(c, DEFAULT_NAME, namespace);
+        IrisEngine engine = irisEngine(s, "iris_execute");
         String unit = namespace != null && !namespace.equals(engine.namespace())
                 ? "set $namespace=\"" + namespace.replace("\"", "\"\"") + "\"\n" + code : code;
         long started = System.nanoTime();
         long mark = s.log().end();
-        long seq = engine.execute(unit, a.bool("secret", false));
+        long n;
+        try {
+            n = engine.execute(unit, a.bool("secret", false));
+        } catch (SessionException e) {
+            throw new SessionException("iris session " + s.id() + ": " + e.getMessage());
+        }
         s.touch();
         try (CallProgress.Watch w = c.progress().watch(s)) {
             s.await(new Until(null, null, true, false), mark, timeout);
         }
         long elapsed = (System.nanoTime() - started) / 1_000_000;
 
-        IrisEngine.Done done = engine.done(seq);
+        IrisEngine.Done done = engine.done(n);
         IrisEngine.Reading reading = engine.reading();
-        // without a done event the command's output is whatever followed its echoed line
-        long from = afterEcho(s.log(), mark);
+        long from = engine.started(n) >= 0 ? engine.started(n) : mark;
         long to = s.log().end();
         String status;
         Map<String, Object> error = null;
         if (done != null) {
             status = done.error() == null ? "ok" : "error";
-            // offsets of a command whose output outgrew the offset map are unknown (-1)
-            if (done.outStart() >= 0 && done.outEnd() >= done.outStart()) {
-                from = done.outStart();
-                to = done.outEnd();
-            }
+            from = done.outStart() >= 0 ? done.outStart() : from;
+            to = done.outEnd();
             elapsed = done.elapsedMs();
             if (done.error() != null) {
                 IrisEngine.CommandError e = done.error();
                 error = Results.map("code", e.code(), "text", e.text(), "location", e.location(),
                         "source", e.source(), "info", e.info());
             }
-        } else if (reading != null && reading.seq() == seq) {
+        } else if (reading != null && reading.n() == n) {
             status = "reading";
             to = reading.at();
         } else {
@@ -358,29 +288,18 @@ final class IrisTools implements IrisSessions {
         return new Answer(out, text.toString());
     }
 
-    /** Past the prompt and echoed command the engine writes before a command's own output. */
-    private static long afterEcho(OutputLog log, long mark) {
-        OutputLog.Slice head = log.read(mark, 64 * 1024);
-        byte[] b = head.bytes();
-        for (int i = 0; i < b.length; i++) {
-            if (b[i] == '\n') {
-                return head.from() + i + 1;
-            }
-        }
-        return head.from() + b.length;
-    }
-
     // ---- iris_sql ----------------------------------------------------------------------------
 
     private ToolSpec sql() {
         return new ToolSpec("iris_sql", "Run SQL in IRIS", ToolSpec.Hints.RUNS_CODE, """
-                Run one SQL statement in IRIS with positional ? parameters. Returns columns (name, type), rows \
-                (at most max_rows; truncated says if there were more), and SQLCODE with its message.""", """
+                Run one SQL statement in IRIS with positional ? parameters, as you, in an iris session's job \
+                (default: your own sql session). Returns columns (name, type), rows (at most max_rows; truncated \
+                says if there were more), and SQLCODE with its message.""", """
                 {"type": "object", "properties": {
                   "query": {"type": "string"},
                   "params": {"type": "array", "items": {"type": ["string", "number", "boolean", "null"]}},
-                  "namespace": {"type": "string", "description": "default: the session's namespace, or the server's"},
-                  "session": {"type": "string", "description": "run in this iris session's current namespace"},
+                  "namespace": {"type": "string", "description": "default: the session's current namespace"},
+                  "session": {"type": "string", "description": "run in this iris session (at its prompt); default: your own sql session"},
                   "max_rows": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 100}
                 }, "required": ["query"], "additionalProperties": false}""", """
                 {"type": "object", "properties": {
@@ -395,10 +314,14 @@ final class IrisTools implements IrisSessions {
     }
 
     private Answer runSql(Caller c, Args a) {
-        IrisApi iris = api();
-        ObjectNode req = IrisApi.request().put("query", a.requiredString("query"))
-                .put("max_rows", a.integer("max_rows", 100, 1, 100_000));
-        ArrayNode params = req.putArray("params");
+        api();
+        String query = a.requiredString("query");
+        if (query.getBytes(StandardCharsets.UTF_8).length > ctx.limits().maxInputBytes()) {
+            throw new SessionException("'query' is larger than the input limit of " + ctx.limits().maxInputBytes()
+                    + " bytes; put a long statement in a stored procedure or view and call it");
+        }
+        long maxRows = a.integer("max_rows", 100, 1, 100_000);
+        ArrayNode params = Json.MAPPER.createArrayNode();
         for (Object p : a.list("params")) {
             if (p == null) {
                 params.addNull();
@@ -412,27 +335,40 @@ final class IrisTools implements IrisSessions {
                 params.add(String.valueOf(p));
             }
         }
-        String namespace = a.string("namespace");
-        if (namespace == null && a.has("session")) {
-            Session s = ctx.sessions().get(c.identity(), a.string("session"));
-            if (s.engine() instanceof IrisEngine e) {
-                namespace = e.namespace();
-            }
+        Session s = a.has("session") ? ctx.sessions().get(c.identity(), a.string("session"))
+                : ownSession(c, SQL_NAME, null);
+        IrisEngine engine = irisEngine(s, "iris_sql");
+        CompletableFuture<JsonNode> answer;
+        try {
+            answer = engine.sql(query, params, a.string("namespace"), maxRows);
+        } catch (SessionException e) {
+            throw new SessionException("iris session " + s.id() + " cannot run the statement now: " + e.getMessage());
         }
-        if (namespace != null) {
-            req.put(NAMESPACE, namespace);
+        s.touch();
+        long bound = ctx.limits().maxWaitMillis();
+        JsonNode r;
+        try {
+            r = answer.get(bound, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new SessionException("the statement did not answer within " + bound + " ms; it still runs in iris "
+                    + "session " + s.id() + " (its result will not be delivered): interrupt it with session_signal "
+                    + "INT, or wait for it with session_read until {\"prompt\": true}");
+        } catch (ExecutionException e) {
+            throw new SessionException(e.getCause().getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SessionException("interrupted while waiting for the statement's answer");
         }
-        JsonNode r = iris.call(IrisMethod.SQL, req);
         List<Map<String, Object>> columns = new ArrayList<>();
-        for (JsonNode col : r.path(COLUMNS)) {
-            columns.add(Results.map("name", col.path(NAME).asString(""), "type", col.path(TYPE).asString("")));
+        for (JsonNode col : r.path("columns")) {
+            columns.add(Results.map("name", col.path("name").asString(""), "type", col.path("type").asString("")));
         }
-        List<Object> rows = Json.MAPPER.convertValue(r.path(ROWS), List.class);
-        long sqlcode = r.path(SQLCODE).asLong(0);
+        List<Object> rows = Json.MAPPER.convertValue(r.path("rows"), List.class);
+        long sqlcode = r.path("sqlcode").asLong(0);
         Map<String, Object> out = new LinkedHashMap<>(Results.map("columns", columns, "rows", rows,
-                "row_count", r.path(ROW_COUNT).asLong(rows == null ? 0 : rows.size()),
-                "truncated", r.path(TRUNCATED).asBoolean(false), "sqlcode", sqlcode,
-                "message", r.path(MESSAGE).asString(null)));
+                "row_count", r.path("row_count").asLong(rows == null ? 0 : rows.size()),
+                "truncated", r.path("truncated").asBoolean(false), "sqlcode", sqlcode,
+                "message", r.path("message").asString(null)));
         StringBuilder text = new StringBuilder();
         if (sqlcode < 0) {
             text.append("SQLCODE ").append(sqlcode).append(": ").append(out.get("message"));

@@ -70,15 +70,16 @@ public final class ServerAssembly implements AutoCloseable {
     /** whether that transport can reach a client after its call returned (a buffered one cannot) */
     private volatile boolean pushes;
     private final ProgressTicker progress = new ProgressTicker();
+    private final IrisTools irisTools;
 
     /** @param iris IRIS reached by this server, or null when none is configured */
     public ServerAssembly(ServerContext ctx, IrisApi iris) {
         this.ctx = ctx;
-        IrisTools irisTools = new IrisTools(ctx, iris);
+        this.irisTools = new IrisTools(ctx, iris);
         List<ToolSpec> all = new ArrayList<>(new SessionTools(ctx, irisTools, this::notifier).all());
         all.add(AppView.viewTool(ctx));
         all.addAll(irisTools.all());
-        tools.addAll(irisTools.takingUpFirst(all));
+        tools.addAll(IrisTools.serving(all));
     }
 
     private NotifyTarget notifier(Caller caller) {
@@ -91,10 +92,14 @@ public final class ServerAssembly implements AutoCloseable {
         return new ExchangeNotifier(t, caller.exchange().sessionId());
     }
 
-    /** Stops the progress notifications of calls still waiting; the sessions belong to their manager. */
+    /**
+     * Stops the progress notifications of calls still waiting and the listener for iris jobs' links;
+     * the sessions belong to their manager.
+     */
     @Override
     public void close() {
         progress.close();
+        irisTools.close();
     }
 
     public List<ToolSpec> tools() {

@@ -77,24 +77,6 @@ public interface Engine {
     }
 
     /**
-     * Engines that must fetch output themselves (IRIS: output lives in IRIS and may only be fetched
-     * on the caller's thread in hosted mode) do it here, waiting at most {@code maxWaitMillis};
-     * engines whose producer pushes output return false and the reader waits on the log instead.
-     */
-    default boolean pull(long maxWaitMillis) {
-        return false;
-    }
-
-    /**
-     * True when the session's process belongs to someone else who ends it on their own terms (an
-     * IRIS job: IRIS applies the idle timeout, and the job lives on across restarts of this
-     * server), so this server neither idles it out nor ends it when it stops.
-     */
-    default boolean outlivesServer() {
-        return false;
-    }
-
-    /**
      * Ends the engine and what its process started: politely, then by force after {@code graceMillis}.
      * Blocks at most that long (plus a bound).
      */

@@ -267,7 +267,7 @@ public final class Session implements EngineSink {
     private record Waited(ReadReason reason, String note) {
     }
 
-    /** Must hold the log's lock. Engines that pull are asked to fetch; others are waited on. */
+    /** Must hold the log's lock. Waits on the log, which the engine's producer signals. */
     private Waited waitFor(ReadRequest r, long cursor, long mark) {
         ReentrantLock lock = log.lock();
         long start = System.nanoTime();
@@ -278,33 +278,21 @@ public final class Session implements EngineSink {
             scan.promptKnown = e == null || e.showsPrompt(lineBefore(mark));
         }
         ReadReason reason;
-        boolean fetched = false;
         try {
             long seen = log.version();
             while ((reason = ready(r, cursor, mark, start, scan)) == null) {
                 long now = System.nanoTime();
                 long left = deadline - now;
-                if (left <= 0 && fetched) {
+                if (left <= 0) {
                     return new Waited(ReadReason.timeout, null);
                 }
-                fetched = true;
-                left = Math.max(0, left);
                 long timer = nextTimedCheck(r.until(), start, scan);
                 if (timer != Long.MAX_VALUE) {
                     left = Math.min(left, Math.max(1, timer - now));
                 }
-                Engine e = engine;
-                lock.unlock();
-                boolean pulled;
-                try {
-                    // a pulling engine fetches at least once, even for wait_ms 0
-                    pulled = e != null && !exited && e.pull(TimeUnit.NANOSECONDS.toMillis(left));
-                } finally {
-                    lock.lock();
-                }
-                // whatever changed while the lock was free (fetching, or matching a pattern) was
-                // signalled to nobody: look again first
-                if (!pulled && log.version() == seen && left > 0) {
+                // whatever changed while the lock was free (matching a pattern) was signalled to
+                // nobody: look again first
+                if (log.version() == seen) {
                     log.awaitNanos(left);
                 }
                 seen = log.version();
@@ -693,12 +681,6 @@ public final class Session implements EngineSink {
     @Override
     public String marker() {
         return marker;
-    }
-
-    /** Whether this server ends the session at idle timeout and shutdown (not so for IRIS jobs). */
-    public boolean endsWithServer() {
-        Engine e = engine;
-        return e != null && !e.outlivesServer();
     }
 
     /**

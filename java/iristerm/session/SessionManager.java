@@ -341,7 +341,7 @@ public final class SessionManager implements AutoCloseable {
     private void closeIdle() {
         long cutoff = System.currentTimeMillis() - config.idleTimeout().toMillis();
         for (Session s : sessions.values()) {
-            if (!s.isExited() && s.endsWithServer() && s.lastActivity() < cutoff) {
+            if (!s.isExited() && s.engine() != null && s.lastActivity() < cutoff) {
                 LOG.info("session {} idle since {}; closing it", s.id(), Instant.ofEpochMilli(s.lastActivity()));
                 s.idledOut(config.idleTimeout());
                 Thread t = new Thread(() -> s.terminate(false, config.defaultGraceMillis()), "idle-close-" + s.id());
@@ -360,7 +360,7 @@ public final class SessionManager implements AutoCloseable {
     public void close() {
         List<Thread> closing = new ArrayList<>();
         for (Session s : sessions.values()) {
-            if (s.endsWithServer()) {
+            if (s.engine() != null) {
                 Thread t = new Thread(() -> s.terminate(false, config.defaultGraceMillis()), "shutdown-" + s.id());
                 t.start();
                 closing.add(t);

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -60,7 +61,7 @@ class DoctorTest {
                 report.findings().stream().map(Finding::check).toList());
         assertTrue(report.text().endsWith("all 16 checks passed\n"), report.text());
         assertTrue(report.findings().get(0).seen().contains("roles " + FakeIrisCalls.ROLES), report.text());
-        assertEquals(0, fake.liveJobs(), "the doctor's session must be gone");
+        assertEquals(0, fake.awaitJobsEnded(5_000), "the doctor's session must be gone");
         JsonNode json = JSON.readTree(report.json());
         assertTrue(json.path("ok").asBoolean());
         assertEquals(16, json.path("checks").size());
@@ -70,8 +71,6 @@ class DoctorTest {
     /** A misbehaviour, the check it must fail, and what its FAIL line must say. */
     private record Case(String check, String seen, Consumer<FakeIrisCalls> misbehave) {
     }
-
-    private static final String PROBE_SESSION = "1";
 
     private static List<Case> cases() {
         return List.of(
@@ -87,51 +86,39 @@ class DoctorTest {
                         return answer;
                     }
                 })),
-                new Case("run-data store", "escalated access: could not reach the run data", f -> f.tamper(
-                        answer(IrisMethod.PING, a -> {
-                            ObjectNode store = a.putObject("store").put("ok", false);
-                            store.putArray("parts").addObject().put("part", "escalated access").put("ok", false)
-                                    .put("detail", "could not reach the run data");
-                        }))),
-                new Case("open a session", "START_FAILED", f -> f.tamper(request(IrisMethod.OPEN,
+                new Case("IRIS side", "audit event enabled: IRISTerminal/Agent is disabled", f -> f.tamper(
+                        answer(IrisMethod.PING, a -> a.putArray("checks").addObject().put("check", "audit event enabled")
+                                .put("ok", false).put("detail", "IRISTerminal/Agent is disabled")))),
+                new Case("open a session", "refused to run: IRISTerminal_Bridge is still held [START_FAILED]",
+                        f -> f.tamperHello(h -> h.put("refused", "IRISTerminal_Bridge is still held"))),
+                new Case("open a session", "does not exist", f -> f.tamper(request(IrisMethod.OPEN,
                         r -> r.put("namespace", "NOWHERE")))),
-                new Case("write 1+1", "wrote \"3\"", f -> f.tamper(sendText("write 1+1", "write 3"))),
+                new Case("write 1+1", "wrote \"3\"", f -> f.tamperLink(swap("write 1+1", "write 3"))),
                 new Case("$X after write ?10", "write ?10,$x wrote \"         9\"",
-                        f -> f.tamper(sendText("write ?10,$x", "write ?9,9"))),
+                        f -> f.tamperLink(swap("write ?10,$x", "write ?9,9"))),
                 new Case("variable kept between commands", "<UNDEFINED>",
-                        f -> f.tamper(sendText("write doctorv", "kill doctorv write doctorv"))),
-                new Case("READ answered", "wrote \"no<no>\"", f -> f.tamper(sendText("yes", "no"))),
+                        f -> f.tamperLink(swap("write doctorv", "kill doctorv write doctorv"))),
+                new Case("READ answered", "wrote \"no<no>\"", f -> f.tamperLink(swap("yes", "no"))),
                 new Case("READ with timeout", "wrote \"1\"",
-                        f -> f.tamper(sendText("read doctort:1 write $test", "write 1"))),
-                new Case("INT interrupts", "without an error", f -> {
-                    // the INT reaches another, idle session: the probe's HANG runs to its end
-                    String idle = f.asUser(USER).call(IrisMethod.OPEN, "{}");
-                    String other = JSON.readTree(idle).path("session").asString();
-                    f.tamper(combine(sendText("hang 30", "hang 1"),
-                            request(IrisMethod.SIGNAL, r -> r.put("session", other))));
+                        f -> f.tamperLink(swap("read doctort:1 write $test", "write 1"))),
+                new Case("INT interrupts", "[GONE]", f -> {
+                    // the INT goes to a process that is not the session's: the probe's HANG runs on
+                    f.tamperLink(swap("hang 30", "hang 1"));
+                    f.tamper(request(IrisMethod.SIGNAL, r -> r.put("pid", 1)));
                 }),
                 new Case("ZN and back", "reports namespace \"USER\"",
-                        f -> f.tamper(sendText("zn \"%SYS\"", "zn \"USER\""))),
+                        f -> f.tamperLink(swap("zn \"%SYS\"", "zn \"USER\""))),
                 new Case("transaction level", "after tstart the session reports tlevel 0",
-                        f -> f.tamper(sendText("tstart", "quit"))),
+                        f -> f.tamperLink(swap("tstart", "quit"))),
                 new Case("error with its source line", "ended without an error",
-                        f -> f.tamper(sendText(Doctor.ERROR_PROBE, "write 1"))),
-                new Case("error with its source line", "without its source line",
-                        f -> f.tamper(answer(IrisMethod.READ, a -> a.path("events").forEach(e -> {
-                            if (e.path("error").isObject()) {
-                                ((ObjectNode) e.path("error")).put("source", "");
-                            }
-                        })))),
-                new Case("SQL", "select 1 as one answered", f -> f.tamper(request(IrisMethod.SQL,
-                        r -> r.put("query", "select 2 as one")))),
+                        f -> f.tamperLink(swap(Doctor.ERROR_PROBE, "write 1"))),
+                new Case("SQL", "select 1 as one answered", f -> f.tamperLink(swap("select 1 as one", "select 2 as one"))),
                 new Case("runs as the caller", "runs as \"mallory\"",
-                        f -> f.tamper(sendText("write $username,\"/\",$roles", "write \"mallory/%All\""))),
-                new Case("runs as the caller", "holding the store's role IRISTerminal_Store",
-                        f -> f.tamper(sendText("write $username,\"/\",$roles",
-                                "write $username,\"/%Developer,IRISTerminal_Store\""))),
-                new Case("close leaves nothing behind", "List still shows session " + PROBE_SESSION,
-                        f -> f.tamper(answer(IrisMethod.LIST, a -> a.putArray("sessions").addObject()
-                                .put("session", PROBE_SESSION).put("state", "exited")))));
+                        f -> f.tamperLink(swap("write $username,\"/\",$roles", "write \"mallory/%All\""))),
+                new Case("runs as the caller", "holding the web application's role IRISTerminal_Bridge",
+                        f -> f.tamperLink(swap("write $username,\"/\",$roles",
+                                "write $username,\"/%Developer,IRISTerminal_Bridge\""))),
+                new Case("close ends the job", "did not close its link after bye", f -> f.ignoreBye(true)));
     }
 
     @TestFactory
@@ -152,8 +139,7 @@ class DoctorTest {
             for (Finding before : findings.subList(0, at)) {
                 assertTrue(before.ok(), "an earlier check failed too:\n" + report.text());
             }
-            assertEquals(0, fake.liveJobs() - (c.check().equals("INT interrupts") ? 1 : 0),
-                    "the doctor's session must be gone:\n" + report.text());
+            assertEquals(0, fake.awaitJobsEnded(5_000), "the doctor's session must be gone:\n" + report.text());
         }));
     }
 
@@ -165,48 +151,36 @@ class DoctorTest {
         Finding write = report.findings().stream().filter(f -> f.check().equals("write 1+1")).findFirst().orElseThrow();
         assertFalse(write.ok());
         assertTrue(write.seen().startsWith("not run: no session is open"), write.line());
-        assertEquals(0, fake.calls(IrisMethod.SEND), "no command may be sent without a session");
+        assertTrue(fake.journal().stream().noneMatch(j -> j.startsWith("job ")), "no command may be run without a session");
         assertTrue(report.text().contains("checks failed"), report.text());
     }
 
     @Test
     void aCommandThatNeverEndsFailsItsCheckWithinItsBoundAndTheLaterSessionChecksDoNotRun() {
         FakeIrisCalls fake = instance();
-        fake.tamper(sendText("write 1+1", "hang 60"));
+        fake.tamperLink(swap("write 1+1", "hang 60"));
         long started = System.nanoTime();
         Report report = doctor(fake);
         long seconds = (System.nanoTime() - started) / 1_000_000_000L;
         assertTrue(seconds < Doctor.COMMAND_BOUND_MS / 1000 + 20, "took " + seconds + " s");
         Finding write = report.findings().get(4);
         assertFalse(write.ok());
-        assertTrue(write.seen().contains("no done event"), write.line());
+        assertTrue(write.seen().contains("no done mark"), write.line());
         Finding next = report.findings().get(5);
         assertTrue(next.seen().startsWith("not run: the session is still busy"), next.line());
-        assertTrue(report.findings().stream().filter(f -> f.check().equals("SQL")).findFirst().orElseThrow().ok(),
-                "SQL needs no session:\n" + report.text());
-        assertEquals(0, fake.liveJobs(), "the busy session must be ended (forced close)");
+        assertEquals(0, fake.awaitJobsEnded(5_000), "the busy session must be ended (forced close)");
     }
 
     // ------------------------------------------------------------------ held against cls/
 
+    /** The error probe calls SQL.Run with "" as its request: its first line must dereference it. */
     @Test
-    void theVersionTheDoctorExpectsIsTheOneTheClassesDeclare() throws Exception {
-        assertEquals(Doctor.CLASSES_VERSION, parameter("Session.cls", "VERSION"));
-    }
-
-    @Test
-    void theStoreRoleTheDoctorLooksForIsTheStoresRole() throws Exception {
-        assertEquals(Doctor.STORE_ROLE, parameter("Store.cls", "ROLE"));
-    }
-
-    /** The error probe calls Str with "" as its request: its first line must dereference it. */
-    @Test
-    void theErrorProbeFailsInTheFirstLineOfStr() throws Exception {
-        Matcher m = Pattern.compile("ClassMethod Str\\(req As %DynamicObject, name As %String, default As %String\\)"
-                + "[^{]*\\{\\s*\\n([^\\n]*)").matcher(Files.readString(Path.of("cls", "Terminal", "Session.cls")));
-        assertTrue(m.find(), "Terminal.Session.Str(req, name, default) is gone; change Doctor.ERROR_PROBE");
-        assertTrue(m.group(1).contains("req.%"), "the first line of Str no longer dereferences req: " + m.group(1));
-        assertTrue(Doctor.ERROR_PROBE.contains("##class(Terminal.Session).Str(\"\""), Doctor.ERROR_PROBE);
+    void theErrorProbeFailsInTheFirstLineOfSqlRun() throws Exception {
+        Matcher m = Pattern.compile("ClassMethod Run\\(req As %DynamicObject, ns As %String\\)"
+                + "[^{]*\\{\\s*\\n([^\\n]*)").matcher(Files.readString(Path.of("cls", "Terminal", "SQL.cls")));
+        assertTrue(m.find(), "Terminal.SQL.Run(req, ns) is gone; change Doctor.ERROR_PROBE");
+        assertTrue(m.group(1).contains("req.%"), "the first line of SQL.Run no longer dereferences req: " + m.group(1));
+        assertTrue(Doctor.ERROR_PROBE.contains("##class(Terminal.SQL).Run(\"\""), Doctor.ERROR_PROBE);
     }
 
     /**
@@ -221,13 +195,6 @@ class DoctorTest {
             assertTrue(row.find(), "README has no troubleshooting row | `" + c.name() + "` | … |");
             assertFalse(row.group(1).isBlank(), c.name());
         }
-    }
-
-    private static String parameter(String file, String name) throws Exception {
-        Matcher m = Pattern.compile("Parameter\\s+" + name + "\\s*=\\s*\"([^\"]*)\"")
-                .matcher(Files.readString(Path.of("cls", "Terminal", file)));
-        assertTrue(m.find(), file + " declares no Parameter " + name);
-        return m.group(1);
     }
 
     // -------------------------------------------------------------------- misbehaviours
@@ -261,20 +228,9 @@ class DoctorTest {
     }
 
     /** The engine receives {@code to} where the doctor sent {@code from}. */
-    private static FakeIrisCalls.Tamper sendText(String from, String to) {
-        return request(IrisMethod.SEND, r -> {
-            if (r.path("text").asString("").equals(from)) {
-                r.put("text", to);
-            }
-        });
+    /** The job runs {@code to} where the doctor sent {@code from}. */
+    private static UnaryOperator<String> swap(String from, String to) {
+        return t -> t.equals(from) ? to : t;
     }
 
-    private static FakeIrisCalls.Tamper combine(FakeIrisCalls.Tamper first, FakeIrisCalls.Tamper second) {
-        return new FakeIrisCalls.Tamper() {
-            @Override
-            public String request(IrisMethod method, String request) {
-                return second.request(method, first.request(method, request));
-            }
-        };
-    }
 }

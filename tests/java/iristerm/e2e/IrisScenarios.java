@@ -175,4 +175,42 @@ abstract class IrisScenarios {
         String bad = error(client, "iris_sql", "query", "SELECT * FROM No.Such.Table");
         assertTrue(bad.contains("SQLCODE -30"), bad);
     }
+
+    @Test
+    void sqlRunsInTheGivenSessionOnlyAtItsPromptAndInItsNamespace() {
+        String s = newSession();
+        exec(s, "zn \"%SYS\"");
+        // Sample.Person exists in USER and SAMPLES only: the statement runs where the session is
+        String elsewhere = error(client, "iris_sql", "session", s, "query", "SELECT ID FROM Sample.Person");
+        assertTrue(elsewhere.contains("SQLCODE -30"), elsewhere);
+        Map<String, Object> there = ok(client, "iris_sql", "session", s, "namespace", "USER",
+                "query", "SELECT ? AS v", "params", List.of("Bob"));
+        assertEquals(List.of(List.of("Bob")), there.get("rows"), there::toString);
+        ok(client, "iris_execute", "session", s, "code", "hang 30", "timeout_ms", 200);
+        String busy = error(client, "iris_sql", "session", s, "query", "SELECT 1 AS one");
+        assertTrue(busy.contains("cannot run the statement now") && busy.contains("still running"), busy);
+        ok(client, "session_signal", "session", s, "signal", "INT");
+    }
+
+    @Test
+    void aSecretAnswerToAReadIsNotEchoed() {
+        String s = newSession();
+        assertEquals("reading", exec(s, "read pw").get("status"));
+        Map<String, Object> answered = ok(client, "session_send", "session", s, "text", "hunter2", "secret", true,
+                "wait_ms", 10000, "until", Map.of("prompt", true));
+        assertEquals("prompt", answered.get("reason"), answered::toString);
+        assertTrue(!((String) answered.get("data")).contains("hunter2"), answered::toString);
+        assertEquals("<hunter2>", exec(s, "write \"<\"_pw_\">\"").get("output"));
+    }
+
+    @Test
+    void aSecretCommandThatReadsAtOnceAnswersReadingWithoutWaitingOutItsTimeout() {
+        String s = newSession();
+        // nothing is written before the READ (no echo, no output): its read mark alone ends the wait
+        Map<String, Object> r = ok(client, "iris_execute", "session", s, "code", "read x", "secret", true,
+                "timeout_ms", 20000);
+        assertEquals("reading", r.get("status"), r::toString);
+        assertTrue(num(r, "elapsed_ms") < 10_000, r::toString);
+        ok(client, "session_send", "session", s, "text", "done", "wait_ms", 10000, "until", Map.of("prompt", true));
+    }
 }

@@ -1,100 +1,90 @@
 package iristerm.iris;
 
-import iristerm.doctor.Doctor;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.math.BigDecimal;
-import java.net.SocketException;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * An in-memory stand-in for {@code Terminal.Session} that answers exactly as docs/iris-contract.md
- * says, so Java can be tested against every state of the iris engine without an IRIS instance.
+ * An in-memory stand-in for {@code Terminal.Session} and the session jobs it starts, answering
+ * exactly as docs/iris-contract.md says, so Java can be tested against every state of the link
+ * without an IRIS instance.
  *
- * <p><b>What is simulated.</b> Each session has a job on its own daemon thread, as the real
- * {@code Terminal.Engine} runs independently of its callers: it takes items from the session's
- * input queue, writes the prompt, the echoed command line and the output into a character log, and
- * records {@code done}, {@code read} and {@code exit} events. It does not interpret ObjectScript;
- * it understands a small vocabulary (one line may hold several commands separated by a space, as in
- * ObjectScript; abbreviations work):
+ * <p><b>What is simulated.</b> Open starts a job on its own daemon thread, as the real JOB runs
+ * independently of its caller: it connects to the host and port Open names, sends its hello with
+ * the ticket, and then speaks the link: it writes the prompt, the echoed command and the output with
+ * marks in it, and takes the lines Java sends ({@code x}, {@code a}, {@code q}, {@code bye}). It does
+ * not interpret ObjectScript; it understands a small vocabulary (one line may hold several commands
+ * separated by a space, as in ObjectScript; abbreviations work):
  * <ul>
  * <li>{@code write} / {@code w}: {@code !} is a new line ({@code \r\n}); arguments are expressions;
  *     no argument lists the variables. Expressions: {@code "string"} ({@code ""} escapes a quote),
  *     numbers (canonical: {@code 1.50} is {@code 1.5}, {@code 0.5} is {@code .5}), variables,
  *     {@code $namespace}, {@code $tlevel}, {@code $job}, {@code $username}, {@code $roles}
- *     ({@link #ROLES}), {@code $zversion}, {@code $x} (the column), {@code $test}, joined with
- *     {@code _} or added with {@code +} (left to right). {@code ?n} moves to column n with spaces.
- *     An undefined variable raises {@code <UNDEFINED>} with info {@code *name}.</li>
+ *     ({@link #ROLES}), {@code $zversion}, {@code $x} (the column), {@code $test},
+ *     {@code $char(n)} / {@code $c(n)}, joined with {@code _} or added with {@code +} (left to
+ *     right). {@code ?n} moves to column n with spaces. An undefined variable raises
+ *     {@code <UNDEFINED>} with info {@code *name}.</li>
  * <li>{@code set} / {@code s} {@code name=expr[,name=expr]}; {@code set $namespace="NS"} switches
  *     namespace; {@code kill} / {@code k} [{@code name,...}].</li>
  * <li>{@code read} / {@code r}: {@code read x}, {@code read x#5}, {@code read x:10} (timeout seconds;
- *     on timeout {@code x=""}), {@code read *c} (one character; {@code c} is its code, 13 for Enter,
- *     -1 on timeout), and {@code "prompt"} / {@code !} arguments. The session becomes
- *     {@code waiting_input} with a {@code read} event; the next input item answers it and is echoed
- *     (without its Enter, as IRIS does; secret answers are not echoed). A READ with a timeout sets
- *     {@code $test}: 1 if answered, 0 if it timed out.</li>
- * <li>{@code hang N} / {@code h N}: sleeps N seconds (decimals allowed); Signal INT (or QUIT) ends
- *     the command with {@code <INTERRUPT>}, as it does a READ.</li>
+ *     on timeout {@code x=""}), {@code read *c} (one character; {@code c} is its code, 13 for an empty
+ *     answer, -1 on timeout), and {@code "prompt"} / {@code !} arguments: a {@code read} mark, then the
+ *     {@code a} line for that READ answers it (echoed unless {@code echo:false}), and a {@code readend}
+ *     mark. A READ with a timeout sets {@code $test}.</li>
+ * <li>{@code hang N} / {@code h N}: sleeps N seconds (decimals allowed); Signal INT ends the command
+ *     with {@code <INTERRUPT>}, as it does a READ.</li>
  * <li>{@code zn "NS"} / {@code set $namespace="NS"}: namespaces USER, %SYS and SAMPLES exist; another
  *     name raises {@code <NAMESPACE>} with info {@code *NS}.</li>
  * <li>{@code tstart} / {@code ts}, {@code tcommit} / {@code tc} ({@code <COMMIT>} at level 0),
- *     {@code trollback} / {@code tro}: the transaction level is reported and shown in the prompt
- *     ({@code TL1:USER>}).</li>
- * <li>{@code halt} (or {@code h} without argument): the job ends; an {@code exit} event with reason
- *     {@code halt}, no {@code done} event (HALT cannot be caught), state {@code exited}.</li>
- * <li>{@code do ##class(Terminal.Session).Str("",…)} fails inside that routine as the real one does:
- *     {@code <INVALID OREF>} at {@code zStr+1^Terminal.Session.1} with that line as its source; any
- *     other {@code do} raises {@code <SYNTAX>}.</li>
+ *     {@code trollback} / {@code tro}: the transaction level is shown in the prompt ({@code TL1:USER>}).</li>
+ * <li>{@code halt} (or {@code h} without argument): the job closes its link without a {@code bye}.</li>
+ * <li>{@code do ##class(Terminal.SQL).Run("",…)} fails inside that routine: {@code <INVALID OREF>}
+ *     at {@code zRun+1^Terminal.SQL.1} with that line as its source; any other {@code do} raises
+ *     {@code <SYNTAX>}.</li>
  * <li>{@code quit} / {@code q} ends the line; {@code //} or {@code ;} starts a comment; any other
  *     command raises {@code <SYNTAX>}.</li>
  * </ul>
  * Errors decompose as the engine does them: code {@code <UNDEFINED>}, location {@code x+N^%Fake}
  * (N = line of the unit), info {@code *name}, text {@code <UNDEFINED>x+1^%Fake *name}, source = the
- * line. The log then shows the error text on its own line before the next prompt.
+ * line; the error text follows the {@code done} mark on its own line, before the next prompt.
+ * A statement ({@code q}) writes nothing: a {@code sql} mark, then a {@code prompt} mark.
  *
- * <p><b>Input.</b> Every line of a Send's text is one item (with {@code enter:false} the last line
- * stays type-ahead until a later Send ends it; a single-character READ can take it at once);
- * {@code execute:true} makes the whole text one unit whose lines run in order with one
- * {@code done} event. Every item gets the next {@code seq}, whether it ends up as a command or as a
- * READ's answer; {@code done} and {@code reading} carry the seq of the command.
- *
- * <p><b>Connections.</b> One instance is one connection as one IRIS user. {@link #asUser} and
- * {@link #asAdmin} give other connections to the same simulated instance (sessions, counters and
- * drop switches are shared). {@link #close()} closes only this connection: sessions live on in
- * "IRIS", as they do for real; {@link #shutdown()} ends every job (use it in {@code @AfterEach}).
- * {@link #dropConnection()} / {@link #loseNextAnswer()} make the next call throw
- * {@link IrisUnavailableException}; {@link #calls(IrisMethod)} counts calls, dropped ones included;
- * {@link #tamper} makes the instance misbehave in one chosen way (a request or an answer rewritten).
- *
- * <p><b>Instances.</b> The registry may be shared by several IRIS instances, while a session's job runs on
- * the one that opened it ({@code instance} in Open and List). {@link #onInstance} connects to another
- * live instance sharing the registry (an ECP application server): a call there for a session of another
- * instance answers {@code WRONG_INSTANCE} naming both, and List shows such a session with the state
- * {@code unknown}. {@link #failOver} plays a mirror failover: the jobs of this connection's instance end,
- * and from the new primary their sessions read as exited with the reason {@code instance}.
+ * <p><b>Observing.</b> {@link #journal()} lists, in order, every Audit this instance recorded and every
+ * line a job received, so a test can check that input was audited before it reached the job.
+ * {@link #failAudits}, {@link #ignoreBye}, {@link #tamperHello} and {@link #tamper} make the instance
+ * misbehave in one chosen way. One instance is one connection as one IRIS user; {@link #asUser} gives
+ * another connection to the same simulated instance. {@link #shutdown()} ends every job.
  *
  * <p>Everything is thread-safe; every wait is bounded and re-checks its condition after a wake-up.
  */
@@ -103,95 +93,48 @@ public final class FakeIrisCalls implements IrisCalls {
     public static final Set<String> NAMESPACES = Set.of("USER", "%SYS", "SAMPLES");
     /** The routine name errors point into. */
     public static final String ROUTINE = "%Fake";
-    /** The instance a new fake's connections reach ($SYSTEM, "node:INSTANCE"). */
+    /** The instance ($SYSTEM, "node:INSTANCE"). */
     public static final String INSTANCE = "fakehost:IRIS";
     /** What Ping reports as {@code $ROLES}, and {@code $roles} in a session. */
     public static final String ROLES = "%Developer";
     /** What Ping reports as {@code $ZVERSION}. */
     public static final String ZVERSION = "IRIS for UNIX (FakeIrisCalls) 2025.1 (Build 0)";
 
-    static final long READ_WAIT_CAP_MS = 10_000;
-    static final int DEFAULT_MAX = 262_144;
-    private static final long OPEN_WAIT_MS = 10_000;
     private static final long STOP_WAIT_MS = 5_000;
     /** A job waiting for input wakes at least this often to re-check (a lost signal costs a tick). */
     private static final long JOB_TICK_NANOS = TimeUnit.SECONDS.toNanos(1);
-
     private static final JsonMapper MAPPER = JsonMapper.builder().build();
-    private static final DateTimeFormatter ZDT = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final World world;
     private final String user;
-    private final boolean admin;
-    /** the instance this connection reaches */
-    private final String instance;
     private volatile boolean closed;
 
-    /** A new simulated instance, connected as {@code user} (who owns what it opens). */
+    /** A new simulated instance, connected as {@code user} (who owns the jobs it opens). */
     public FakeIrisCalls(String user) {
-        this(new World(), user, false, INSTANCE);
+        this(new World(), user);
     }
 
-    private FakeIrisCalls(World world, String user, boolean admin, String instance) {
+    private FakeIrisCalls(World world, String user) {
         this.world = world;
-        this.user = Objects.requireNonNull(user, "user");
-        this.admin = admin;
-        this.instance = Objects.requireNonNull(instance, "instance");
+        this.user = user;
     }
 
     /** Another connection to the same instance, as {@code user}. */
     public FakeIrisCalls asUser(String user) {
-        return new FakeIrisCalls(world, user, false, instance);
-    }
-
-    /** Another connection as {@code user} holding {@code %Admin_Manage:USE}: may touch any session. */
-    public FakeIrisCalls asAdmin(String user) {
-        return new FakeIrisCalls(world, user, true, instance);
-    }
-
-    /** A connection, as this one's user, to another live instance that shares the registry (ECP). */
-    public FakeIrisCalls onInstance(String other) {
-        return new FakeIrisCalls(world, user, admin, other);
-    }
-
-    /**
-     * This connection's instance was a mirror's primary and {@code newPrimary} took over: its jobs end
-     * (bounded), their sessions read as exited with the reason {@code instance} from the new primary, and
-     * this connection is closed. Answers a connection, as this one's user, to the new primary.
-     */
-    public FakeIrisCalls failOver(String newPrimary) {
-        for (Job job : world.sessions.values()) {
-            if (job.instance.equals(instance)) {
-                job.end("instance");
-                job.awaitThread();
-            }
-        }
-        close();
-        return new FakeIrisCalls(world, user, admin, newPrimary);
+        return new FakeIrisCalls(world, user);
     }
 
     public String user() {
         return user;
     }
 
-    /** The next call (on any connection to this instance) throws before it reaches "IRIS". */
+    /** The next call fails as a dropped connection does. */
     public void dropConnection() {
         world.dropBefore.incrementAndGet();
     }
 
-    /**
-     * The next call (on any connection) is carried out but its answer is lost: it throws after the
-     * effect, as a connection dropping mid-call does. That is why only idempotent methods may be
-     * repeated blindly.
-     */
-    public void loseNextAnswer() {
-        world.dropAfter.incrementAndGet();
-    }
-
-    /**
-     * A misbehaving instance, for tests: rewrites a request before "IRIS" sees it, or an answer
-     * before Java does. The defaults change nothing.
-     */
+    /** Rewrites requests or answers: one way to misbehave, chosen by a test. */
     public interface Tamper {
         default String request(IrisMethod method, String request) {
             return request;
@@ -202,95 +145,103 @@ public final class FakeIrisCalls implements IrisCalls {
         }
     }
 
-    /** Every later call (on any connection to this instance) goes through {@code tamper}. */
     public void tamper(Tamper tamper) {
-        world.tamper = Objects.requireNonNull(tamper, "tamper");
+        world.tamper = tamper;
     }
 
-    /** Calls of {@code method} on this instance so far, on every connection, dropped ones included. */
+    /** Audit answers AUDIT_FAILED with {@code message} (null: records again). */
+    public void failAudits(String message) {
+        world.auditFailure = message;
+    }
+
+    /** Jobs take {@code bye} and go on waiting, as a job stuck in user code would. */
+    public void ignoreBye(boolean ignore) {
+        world.ignoreBye = ignore;
+    }
+
+    /** Rewrites the hello each new job sends (e.g. to refuse, or to name another pid). */
+    public void tamperHello(UnaryOperator<ObjectNode> change) {
+        world.hello = change;
+    }
+
+    /** Rewrites what the link brings a job (the code of x, the text of a, the query of q) before the job sees it. */
+    public void tamperLink(UnaryOperator<String> change) {
+        world.link = change;
+    }
+
+    /** Waits, at most {@code millis}, for every job to end; how many still run. */
+    public int awaitJobsEnded(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        for (Job j : world.jobs.values()) {
+            try {
+                j.thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return liveJobs();
+    }
+
+    /** Every Audit ("audit KIND [secret] TEXT") and every line a job received ("job T TEXT"), in order. */
+    public List<String> journal() {
+        return List.copyOf(world.journal);
+    }
+
     public int calls(IrisMethod method) {
         return world.counts.get(method.ordinal());
     }
 
-    public int totalCalls() {
-        int n = 0;
-        for (IrisMethod m : IrisMethod.values()) {
-            n += calls(m);
-        }
-        return n;
-    }
-
-    public void resetCounts() {
-        for (IrisMethod m : IrisMethod.values()) {
-            world.counts.set(m.ordinal(), 0);
-        }
-    }
-
-    /** Job threads still running (sessions not yet ended). */
+    /** How many jobs are running. */
     public int liveJobs() {
-        int n = 0;
-        for (Job job : world.sessions.values()) {
-            if (job.thread.isAlive()) {
-                n++;
-            }
-        }
-        return n;
+        return (int) world.jobs.values().stream().filter(j -> j.thread.isAlive()).count();
     }
 
-    /** Ends every job at once and forgets every session (test clean-up). */
+    /** The job with this pid, for tests that make it misbehave, or null. */
+    public Job job(long pid) {
+        return world.jobs.get((int) pid);
+    }
+
+    /** Ends every job (bounded) and fails later calls. */
     public void shutdown() {
-        for (Job job : List.copyOf(world.sessions.values())) {
-            job.stop(true, 0);
-            world.sessions.remove(job.id);
+        closed = true;
+        for (Job j : world.jobs.values()) {
+            j.kill();
+        }
+        for (Job j : world.jobs.values()) {
+            j.awaitThread();
         }
     }
 
     @Override
     public String call(IrisMethod method, String requestJson) {
-        Objects.requireNonNull(method, "method");
         world.counts.incrementAndGet(method.ordinal());
         if (closed) {
-            throw new IrisUnavailableException(describe() + ": this connection is closed", null);
+            throw new IrisUnavailableException("fake IRIS is shut down", null);
         }
-        if (takeOne(world.dropBefore)) {
-            throw new IrisUnavailableException(describe() + ": connection dropped (simulated) before "
-                    + method.method(), new SocketException("Connection reset"));
+        if (world.dropBefore.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new IrisUnavailableException("fake IRIS: connection dropped", null);
         }
-        Tamper tamper = world.tamper;
-        String request = tamper.request(method, requestJson);
-        String answer = tamper.answer(method, request, answer(method, request));
-        if (takeOne(world.dropAfter)) {
-            throw new IrisUnavailableException(describe() + ": connection dropped (simulated) during "
-                    + method.method() + "; it may have taken effect", new SocketException("Connection reset"));
-        }
-        return answer;
+        String request = world.tamper.request(method, requestJson);
+        return world.tamper.answer(method, request, answer(method, request));
     }
 
     @Override
     public String describe() {
-        return "fake IRIS in memory (instance " + instance + ", user " + user + (admin ? ", admin" : "") + ")";
+        return "fake IRIS as " + user;
     }
 
-    /** Closes this connection only; the sessions live on, as they do in IRIS. */
-    @Override
-    public void close() {
-        closed = true;
-    }
-
-    private static boolean takeOne(AtomicInteger pending) {
-        return pending.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
-    }
-
-    /** State shared by every connection to one simulated instance. */
     private static final class World {
-        final Map<String, Job> sessions = new ConcurrentHashMap<>();
-        final AtomicInteger nextId = new AtomicInteger();
+        final Map<Integer, Job> jobs = new ConcurrentHashMap<>();
         final AtomicInteger nextPid = new AtomicInteger(40_000);
         final AtomicIntegerArray counts = new AtomicIntegerArray(IrisMethod.values().length);
         final AtomicInteger dropBefore = new AtomicInteger();
-        final AtomicInteger dropAfter = new AtomicInteger();
+        final List<String> journal = new CopyOnWriteArrayList<>();
         volatile Tamper tamper = new Tamper() {
         };
+        volatile String auditFailure;
+        volatile boolean ignoreBye;
+        volatile UnaryOperator<ObjectNode> hello = h -> h;
+        volatile UnaryOperator<String> link = t -> t;
     }
 
     // ------------------------------------------------------------------------------ the methods
@@ -302,17 +253,11 @@ public final class FakeIrisCalls implements IrisCalls {
             out = switch (method) {
                 case PING -> ping(req);
                 case OPEN -> open(req);
-                case SEND -> send(req);
-                case READ -> read(req);
                 case SIGNAL -> signal(req);
-                case CLOSE -> close(req);
-                case LIST -> list(req);
-                case SQL -> Sql.run(req);
+                case AUDIT -> audit(req);
             };
         } catch (Fault f) {
             out = f.toJson();
-        } catch (IrisUnavailableException e) {
-            throw e;
         } catch (RuntimeException e) {
             // the real class catches everything and answers INTERNAL; never a thrown error
             out = new Fault("INTERNAL", "fake IRIS failed: " + e).toJson();
@@ -322,181 +267,73 @@ public final class FakeIrisCalls implements IrisCalls {
 
     private ObjectNode ping(Req req) {
         ObjectNode o = MAPPER.createObjectNode();
-        o.put("version", Doctor.CLASSES_VERSION);
+        o.put("version", "2");
         o.put("user", user);
         o.put("roles", ROLES);
         o.put("namespace", "USER");
         o.put("iris", ZVERSION);
+        o.put("instance", INSTANCE);
         if (req.flag("check", false)) {
-            // Terminal.Store.Check()'s shape; the fake's store is in place
-            ObjectNode store = o.putObject("store");
-            store.put("ok", true);
-            ArrayNode parts = store.putArray("parts");
-            parts.addObject().put("part", "escalated access").put("ok", true).put("detail", "simulated");
-            parts.addObject().put("part", "output of commands").put("ok", true).put("detail", "streaming: simulated");
+            ArrayNode checks = o.putArray("checks");
+            for (String c : List.of("version", "bridge role held", "roles dropped", "audit event enabled")) {
+                checks.addObject().put("check", c).put("ok", true).put("detail", "fake");
+            }
         }
         return o;
     }
 
     private ObjectNode open(Req req) {
+        String host = req.str("host", true);
+        long port = req.num("port", -1, 1, 65535);
+        String ticket = req.str("ticket", true);
+        if (!ticket.matches("[A-Za-z0-9_-]{43}")) {
+            throw new Fault("BAD_REQUEST", "\"ticket\" must be 43 base64url characters");
+        }
         String ns = req.str("namespace", false);
         ns = ns == null || ns.isEmpty() ? "USER" : ns.toUpperCase(Locale.ROOT);
         if (!NAMESPACES.contains(ns)) {
-            throw new Fault("START_FAILED", "namespace " + ns + " does not exist; use one of " + NAMESPACES);
+            throw new Fault("BAD_REQUEST", "namespace " + ns + " does not exist");
         }
-        long idle = req.num("idle_timeout_s", 0, 0, Integer.MAX_VALUE);
-        String id = String.valueOf(world.nextId.incrementAndGet());
-        String name = req.str("name", false);
-        String agent = req.str("agent", false);
-        Job job = new Job(id, name == null || name.isEmpty() ? "iris-" + id : name, user,
-                agent == null ? "" : agent, ns, world.nextPid.incrementAndGet(), TimeUnit.SECONDS.toMillis(idle),
-                instance);
-        world.sessions.put(id, job);
+        Job job = new Job(world.nextPid.incrementAndGet(), user, host, (int) port, ticket, ns);
+        world.jobs.put(job.pid, job);
         job.thread.start();
-        job.awaitStarted();
         ObjectNode o = MAPPER.createObjectNode();
-        o.put("session", id);
-        o.put("name", job.name);
-        o.put("owner", job.owner);
-        o.put("agent", job.agent);
-        job.lock.lock();
-        try {
-            o.put("namespace", job.namespace);
-            o.put("pid", job.pid);
-            o.put("state", job.state);
-        } finally {
-            job.lock.unlock();
-        }
-        o.put("created", job.created);
-        o.put("instance", job.instance);
+        o.put("pid", job.pid);
+        o.put("namespace", ns);
         return o;
-    }
-
-    private ObjectNode send(Req req) {
-        Job job = owned(req);
-        if (!job.owner.equals(user)) {
-            // %Admin_Manage may look at and end another user's session, never type into it: that would run
-            // code as that user.
-            throw new Fault("NOT_OWNER", "session " + job.id + " belongs to " + job.owner + "; only its owner may send"
-                    + " input to it (an administrator may read, list, signal and close it)");
-        }
-        String text = req.str("text", true);
-        boolean enter = req.flag("enter", true);
-        boolean secret = req.flag("secret", false);
-        boolean execute = req.flag("execute", false);
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("accepted", 1);
-        job.lock.lock();
-        try {
-            job.requireAlive();
-            o.put("seq", job.queueInput(text, enter, secret, execute));
-            o.put("state", job.state);
-        } finally {
-            job.lock.unlock();
-        }
-        return o;
-    }
-
-    private ObjectNode read(Req req) {
-        Job job = owned(req);
-        long from = req.num("from", 0, 0, Long.MAX_VALUE);
-        long ev = req.num("ev", 0, 0, Long.MAX_VALUE);
-        long max = req.num("max", DEFAULT_MAX, 0, Long.MAX_VALUE);
-        long waitMs = Math.min(req.num("wait_ms", 0, 0, Long.MAX_VALUE), READ_WAIT_CAP_MS);
-        return job.read(from, ev, max, waitMs);
     }
 
     private ObjectNode signal(Req req) {
-        Job job = owned(req);
-        String signal = req.str("signal", true).toUpperCase(Locale.ROOT);
+        long pid = req.num("pid", -1, 1, Integer.MAX_VALUE);
+        String signal = req.str("signal", true);
+        Job job = world.jobs.get((int) pid);
+        if (job == null || !job.thread.isAlive()) {
+            throw new Fault("GONE", "no process " + pid);
+        }
         switch (signal) {
-            case "INT", "QUIT" -> job.interrupt();
-            case "TERM", "KILL", "HUP" -> job.kill();
-            default -> throw new Fault("BAD_REQUEST", "signal must be INT, TERM, KILL, HUP or QUIT, not " + signal);
+            case "INT" -> job.interrupt();
+            case "KILL" -> job.kill();
+            default -> throw new Fault("BAD_REQUEST", "\"signal\" must be INT or KILL");
         }
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("sent", 1);
-        o.put("state", job.state());
-        return o;
+        return MAPPER.createObjectNode().put("sent", 1);
     }
 
-    private ObjectNode close(Req req) {
-        Job job = owned(req);
-        boolean force = req.flag("force", false);
-        long grace = Math.min(req.num("grace_ms", 2000, 0, Long.MAX_VALUE), READ_WAIT_CAP_MS);
-        long from = req.num("from", 0, 0, Long.MAX_VALUE);
-        job.stop(force, grace);
-        world.sessions.remove(job.id);
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("closed", 1);
-        job.lock.lock();
-        try {
-            o.put("data", job.out.substring((int) Math.min(from, job.out.length())));
-            o.set("exit", job.exit == null ? null : job.exit.deepCopy());
-        } finally {
-            job.lock.unlock();
+    private ObjectNode audit(Req req) {
+        String kind = req.str("kind", true);
+        if (!List.of("command", "answer", "sql").contains(kind)) {
+            throw new Fault("BAD_REQUEST", "\"kind\" must be command, answer or sql");
         }
-        return o;
+        req.str("session", true);
+        req.str("agent", true);
+        req.str("namespace", true);
+        String text = req.str("text", true);
+        boolean secret = req.flag("secret", false) && kind.equals("answer");
+        if (world.auditFailure != null) {
+            throw new Fault("AUDIT_FAILED", world.auditFailure);
+        }
+        world.journal.add("audit " + kind + (secret ? " secret " + text.length() : " " + text));
+        return MAPPER.createObjectNode().put("audited", 1);
     }
-
-    private ObjectNode list(Req req) {
-        String only = req.str("session", false);
-        List<Job> jobs = new ArrayList<>();
-        if (only != null) {
-            jobs.add(owned(req));
-        } else {
-            for (Job job : world.sessions.values()) {
-                if (admin || job.owner.equals(user)) {
-                    jobs.add(job);
-                }
-            }
-            jobs.sort(Comparator.comparingInt(j -> Integer.parseInt(j.id)));
-        }
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("instance", instance);
-        ArrayNode rows = o.putArray("sessions");
-        for (Job job : jobs) {
-            ObjectNode row = job.row();
-            if (elsewhere(job)) {
-                // known here by its registry row only: its state is its instance's to know
-                row.put("state", "unknown");
-                row.put("last_activity", "");
-                row.put("bytes", 0);
-            }
-            rows.add(row);
-        }
-        return o;
-    }
-
-    /** The job runs on a live instance other than this connection's. */
-    private boolean elsewhere(Job job) {
-        return !job.instance.equals(instance) && !"instance".equals(job.exitReason());
-    }
-
-    /** The session named by the request, if this caller may touch it (owner or admin). */
-    private Job owned(Req req) {
-        String id = req.str("session", true);
-        Job job = world.sessions.get(id);
-        if (job == null) {
-            throw new Fault("NOT_FOUND", "no session " + id + " (closed or never opened); List shows yours");
-        }
-        if (!admin && !job.owner.equals(user)) {
-            throw new Fault("NOT_OWNER", "session " + id + " belongs to another user; " + user
-                    + " may use only the sessions it opened");
-        }
-        if (elsewhere(job)) {
-            throw new Fault("WRONG_INSTANCE", "session " + id + " runs on the IRIS instance " + job.instance
-                    + ", and this call reached " + instance + "; its job and output are there only. Connect to "
-                    + job.instance + " (behind a load balancer: client affinity), or open a new session here");
-        }
-        return job;
-    }
-
-    private static String now() {
-        return LocalDateTime.now().format(ZDT);
-    }
-
-    // ------------------------------------------------------------------------- request parsing
 
     /** An API failure: answered as {"fault":{…}}, never thrown to Java. */
     private static final class Fault extends RuntimeException {
@@ -579,17 +416,10 @@ public final class FakeIrisCalls implements IrisCalls {
 
     // ------------------------------------------------------------------------------- the job
 
-    /** One item of a session's input queue (type-ahead). */
-    private record Input(long seq, String text, boolean secret, boolean unit) {
-    }
-
-    /** Ends the job thread: HALT, Close, a kill signal, the idle timeout. */
+    /** Ends the job thread: HALT, bye, a kill, the link gone. */
     private static final class JobEnd extends RuntimeException {
-        final String reason;
-
         JobEnd(String reason) {
             super(reason, null, false, false);
-            this.reason = reason;
         }
     }
 
@@ -634,186 +464,60 @@ public final class FakeIrisCalls implements IrisCalls {
         }
     }
 
-    private static final String STARTING = "starting";
-    private static final String IDLE = "idle";
-    private static final String RUNNING = "running";
-    private static final String WAITING = "waiting_input";
-    private static final String EXITED = "exited";
-
     /**
-     * One session: its registry row, its output log and events (guarded by {@link #lock}; every
-     * change signals {@link #changed}, which both the job and waiting callers wait on), and the
-     * simulated job that runs on {@link #thread}.
+     * One session job: connects to the link, says hello, then runs what the link sends. Its state
+     * is guarded by {@link #lock}; every change signals {@link #changed}, which the job waits on.
      */
-    private static final class Job implements Runnable {
-        final String id;
-        final String name;
-        final String owner;
-        final String agent;
+    public final class Job implements Runnable {
         final int pid;
-        final String created = now();
-        final long idleTimeoutMs;
-        /** the instance that runs the job */
-        final String instance;
+        final String owner;
+        final String host;
+        final int port;
+        final String ticket;
+        final String mark = HexFormat.of().formatHex(RANDOM.generateSeed(8));
         final Thread thread;
         final ReentrantLock lock = new ReentrantLock();
         final Condition changed = lock.newCondition();
+        private final Object writing = new Object();
+        private volatile Socket socket;
+        private OutputStream out;
 
         // guarded by lock
-        final StringBuilder out = new StringBuilder();
-        private int column;
-        private final List<ObjectNode> events = new ArrayList<>();
-        private String state = STARTING;
+        private final Deque<JsonNode> inbox = new ArrayDeque<>();
+        private boolean linkGone;
+        private boolean interruptsOn;
+        private boolean interrupt;
+        private String endReason;
         private String namespace;
         private int tlevel;
-        private long lastSeq;
-        private long seqDone;
-        private ObjectNode reading;
-        private ObjectNode exit;
-        private String lastActivity = created;
-        private final Deque<Input> queue = new ArrayDeque<>();
-        private final StringBuilder typeAhead = new StringBuilder();
-        private boolean typeAheadSecret;
-        /** INT/QUIT arrived while a command ran: its next wait (or command) raises <INTERRUPT>. */
-        private boolean interrupt;
-        /** Graceful close: finish the running command, then end instead of taking another. */
-        private boolean closing;
-        /** Set to end the job at its next check, whatever it is doing (kill, forced close). */
-        private String endReason;
+        private int column;
 
         // job thread only
         private final Map<String, String> vars = new TreeMap<>();
         private String dollarTest = "0";
         private long cmdSeq;
+        private long readNo;
         private String curLine = "";
         private int curLineNo;
 
-        Job(String id, String name, String owner, String agent, String namespace, int pid, long idleTimeoutMs,
-            String instance) {
-            this.id = id;
-            this.name = name;
-            this.owner = owner;
-            this.agent = agent;
-            this.namespace = namespace;
+        Job(int pid, String owner, String host, int port, String ticket, String namespace) {
             this.pid = pid;
-            this.idleTimeoutMs = idleTimeoutMs;
-            this.instance = instance;
-            this.thread = new Thread(this, "fake-iris-job-" + id);
+            this.owner = owner;
+            this.host = host;
+            this.port = port;
+            this.ticket = ticket;
+            this.namespace = namespace;
+            this.thread = new Thread(this, "fake-iris-job-" + pid);
             thread.setDaemon(true);
         }
 
-        // ----- caller side
+        // ----- from Signal
 
-        String state() {
-            lock.lock();
-            try {
-                return state;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /** Why the job ended, or null while it runs. */
-        String exitReason() {
-            lock.lock();
-            try {
-                return exit == null ? null : exit.get("reason").asString();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        void requireAlive() {
-            if (state.equals(EXITED)) {
-                throw new Fault("CLOSED", "session " + id + " has ended (" + exit.get("reason").asString()
-                        + "); read what is left or close it");
-            }
-        }
-
-        /** Open waits (bounded) until the job is ready, like the real Open. */
-        void awaitStarted() {
-            lock.lock();
-            try {
-                long left = TimeUnit.MILLISECONDS.toNanos(OPEN_WAIT_MS);
-                while (state.equals(STARTING) && left > 0) {
-                    left = callerAwait(left);
-                }
-                if (state.equals(STARTING)) {
-                    throw new Fault("START_FAILED", "the job did not become ready in " + OPEN_WAIT_MS + " ms");
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /** Queues a Send (lock held); returns the seq of the last item queued, 0 if none. */
-        long queueInput(String text, boolean enter, boolean secret, boolean execute) {
-            long seq = 0;
-            if (execute) {
-                queue.addLast(new Input(seq = ++lastSeq, takeTypeAhead() + text, secret, true));
-            } else {
-                String[] lines = text.split("\r\n|\r|\n", -1);
-                for (int i = 0; i < lines.length; i++) {
-                    boolean last = i == lines.length - 1;
-                    if (last && !enter) {
-                        // no Enter yet: the text waits as type-ahead, as on a terminal
-                        typeAhead.append(lines[i]);
-                        typeAheadSecret |= secret;
-                    } else {
-                        boolean s = secret || typeAheadSecret;
-                        queue.addLast(new Input(seq = ++lastSeq, takeTypeAhead() + lines[i], s, false));
-                    }
-                }
-            }
-            lastActivity = now();
-            changed.signalAll();
-            return seq;
-        }
-
-        private String takeTypeAhead() {
-            String t = typeAhead.toString();
-            typeAhead.setLength(0);
-            typeAheadSecret = false;
-            return t;
-        }
-
-        ObjectNode read(long from, long ev, long max, long waitMs) {
-            lock.lock();
-            try {
-                long left = TimeUnit.MILLISECONDS.toNanos(waitMs);
-                while (out.length() <= from && events.size() <= ev && !state.equals(EXITED) && left > 0) {
-                    left = callerAwait(left);
-                }
-                int start = (int) Math.min(from, out.length());
-                String data = out.substring(start, (int) Math.min(out.length(), start + max));
-                ObjectNode o = MAPPER.createObjectNode();
-                o.put("data", data);
-                o.put("from", from);
-                o.put("next", from + data.length());
-                o.put("end", out.length());
-                ArrayNode evs = o.putArray("events");
-                for (int i = (int) Math.min(ev, events.size()); i < events.size(); i++) {
-                    evs.add(events.get(i).deepCopy());
-                }
-                o.put("ev_next", events.size());
-                o.put("state", state);
-                o.put("namespace", namespace);
-                o.put("tlevel", tlevel);
-                o.put("seq_done", seqDone);
-                o.set("reading", reading == null ? null : reading.deepCopy());
-                o.set("exit", exit == null ? null : exit.deepCopy());
-                return o;
-            } finally {
-                lock.unlock();
-            }
-        }
-
+        /** INT: honoured only while a command runs (interrupts are off at the prompt). */
         void interrupt() {
             lock.lock();
             try {
-                requireAlive();
-                // at the prompt there is nothing to interrupt
-                if (state.equals(RUNNING) || state.equals(WAITING)) {
+                if (interruptsOn) {
                     interrupt = true;
                     changed.signalAll();
                 }
@@ -822,65 +526,21 @@ public final class FakeIrisCalls implements IrisCalls {
             }
         }
 
-        /** TERM/KILL/HUP: the job ends now; answers once it has (bounded). */
-        void kill() {
+        /** KILL (Terminate): the job ends now, whatever it does. */
+        public void kill() {
             lock.lock();
             try {
-                requireAlive();
-                end("killed");
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /** The job, unless it has ended, ends now for {@code reason}; answers once it has (bounded). */
-        void end(String reason) {
-            lock.lock();
-            try {
-                if (state.equals(EXITED)) {
-                    return;
-                }
-                endReason = reason;
+                endReason = "killed";
                 changed.signalAll();
-                long left = TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MS);
-                while (!state.equals(EXITED) && left > 0) {
-                    left = callerAwait(left);
-                }
             } finally {
                 lock.unlock();
             }
-        }
-
-        /**
-         * Ends the job: graceful lets a running command finish for up to {@code graceMs} (an idle
-         * or READing job ends at once), then forces. Waits (bounded) for the thread to finish.
-         */
-        void stop(boolean force, long graceMs) {
-            lock.lock();
-            try {
-                if (!state.equals(EXITED)) {
-                    closing = true;
-                    changed.signalAll();
-                    long left = force ? 0 : TimeUnit.MILLISECONDS.toNanos(graceMs);
-                    while (!state.equals(EXITED) && left > 0) {
-                        left = callerAwait(left);
-                    }
-                    if (endReason == null) {
-                        endReason = "close";
-                    }
-                    changed.signalAll();
-                    left = TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MS);
-                    while (!state.equals(EXITED) && left > 0) {
-                        left = callerAwait(left);
-                    }
-                }
-            } finally {
-                lock.unlock();
+            Socket s = socket;
+            if (s != null) {
+                closeQuietly(s);
             }
-            awaitThread();
         }
 
-        /** Waits (bounded) until the job's thread has finished. */
         void awaitThread() {
             try {
                 thread.join(STOP_WAIT_MS);
@@ -889,105 +549,138 @@ public final class FakeIrisCalls implements IrisCalls {
             }
         }
 
-        ObjectNode row() {
-            lock.lock();
-            try {
-                ObjectNode r = MAPPER.createObjectNode();
-                r.put("session", id);
-                r.put("name", name);
-                r.put("owner", owner);
-                r.put("agent", agent);
-                r.put("namespace", namespace);
-                r.put("state", state);
-                r.put("pid", pid);
-                r.put("created", created);
-                r.put("last_activity", lastActivity);
-                r.put("bytes", out.length());
-                r.put("instance", instance);
-                return r;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /** A caller's bounded wait on {@link #changed} (lock held); returns the nanos left. */
-        private long callerAwait(long nanos) {
-            try {
-                return changed.awaitNanos(nanos);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IrisUnavailableException("interrupted while waiting for fake IRIS", e);
-            }
-        }
-
-        // ----- job side
+        // ----- the job thread
 
         @Override
         public void run() {
             try {
+                Socket s = new Socket(host, port);
+                socket = s;
+                out = s.getOutputStream();
+                ObjectNode hello = MAPPER.createObjectNode().put("ticket", ticket).put("pid", pid).put("user", owner)
+                        .put("roles", ROLES).put("namespace", namespace).put("iris", ZVERSION)
+                        .put("instance", INSTANCE).put("mark", mark);
+                hello = world.hello.apply(hello);
+                raw(MAPPER.writeValueAsString(hello) + "\n");
+                if (hello.has("refused")) {
+                    return;
+                }
+                Thread reader = new Thread(() -> readLink(s), "fake-iris-link-" + pid);
+                reader.setDaemon(true);
+                reader.start();
+                prompt();
+                while (true) {
+                    take(next());
+                }
+            } catch (JobEnd | IOException e) {
+                // halted, killed, told to end, or the link is gone: the job ends with its link
+            } finally {
+                Socket s = socket;
+                if (s != null) {
+                    closeQuietly(s);
+                }
+            }
+        }
+
+        /** The link's lines, as the job's TCP device would read them. */
+        private void readLink(Socket s) {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    ObjectNode n = (ObjectNode) MAPPER.readTree(line);
+                    for (String field : List.of("code", "text", "query")) {
+                        if (n.path(field).isString()) {
+                            n.put(field, world.link.apply(n.path(field).asString()));
+                        }
+                    }
+                    lock.lock();
+                    try {
+                        inbox.addLast(n);
+                        changed.signalAll();
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // the link is gone
+            } finally {
                 lock.lock();
                 try {
-                    writePrompt();
-                    state = IDLE;
+                    linkGone = true;
                     changed.signalAll();
                 } finally {
                     lock.unlock();
                 }
-                while (true) {
-                    execute(nextCommand());
-                }
-            } catch (JobEnd e) {
-                ended(e.reason);
-            } catch (RuntimeException | Error e) {
-                ended("error"); // a bug in the fake ends the job as an engine crash would
-                throw e;
             }
         }
 
-        /** Waits (bounded ticks, re-checking) for the next command item. */
-        private Input nextCommand() {
+        /** Waits at the prompt for the next line from the link. */
+        private JsonNode next() {
             lock.lock();
             try {
-                long idleLeft = idleTimeoutMs > 0 ? TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs) : Long.MAX_VALUE;
                 while (true) {
-                    checkEnd(true);
-                    Input in = queue.pollFirst();
-                    if (in != null) {
-                        return in;
+                    checkEnd();
+                    JsonNode n = inbox.pollFirst();
+                    if (n != null) {
+                        return n;
                     }
-                    if (idleLeft <= 0) {
-                        throw new JobEnd("idle");
+                    if (linkGone) {
+                        throw new JobEnd("link");
                     }
-                    long slept = Math.min(idleLeft, JOB_TICK_NANOS);
-                    long rest = jobAwait(slept);
-                    if (idleTimeoutMs > 0) {
-                        idleLeft -= slept - rest;
-                    }
+                    jobAwait(JOB_TICK_NANOS);
                 }
             } finally {
                 lock.unlock();
             }
         }
 
-        /** Runs one command item (or unit): echo, output, one done event, the next prompt. */
-        private void execute(Input in) {
-            long started = System.nanoTime();
-            List<String> lines = in.unit() ? List.of(in.text().split("\r\n|\r|\n", -1)) : List.of(in.text());
-            int outStart;
-            lock.lock();
-            try {
-                state = RUNNING;
-                interrupt = false;
+        private void take(JsonNode in) {
+            String t = in.path("t").asString("");
+            switch (t) {
+                case "x" -> {
+                    world.journal.add("job x " + in.path("code").asString(""));
+                    execute(in.path("n").asLong(), in.path("code").asString(""), in.path("echo").asBoolean(true));
+                }
+                case "q" -> {
+                    world.journal.add("job q " + in.path("query").asString(""));
+                    statement(in);
+                }
+                case "bye" -> bye();
+                default -> {
+                    // an answer for a READ that no longer waits is dropped
+                }
+            }
+        }
+
+        private void bye() {
+            world.journal.add("job bye");
+            if (world.ignoreBye) {
+                return;
+            }
+            mark(MAPPER.createObjectNode().put("e", "bye").put("reason", "close"));
+            throw new JobEnd("close");
+        }
+
+        /** Runs one command unit: echo, start mark, output, done mark, error text, the next prompt. */
+        private void execute(long n, String code, boolean echo) {
+            List<String> lines = List.of(code.split("\r\n|\r|\n", -1));
+            if (echo) {
                 for (String line : lines) {
-                    log((in.secret() ? "" : line) + "\r\n");
+                    emit(line + "\r\n");
                 }
-                outStart = out.length();
-                lastActivity = now();
-                changed.signalAll();
+            }
+            lock.lock();
+            try {
+                // an interrupt IRIS kept from before the command arrives now and is dropped
+                interrupt = false;
+                interruptsOn = true;
             } finally {
                 lock.unlock();
             }
-            cmdSeq = in.seq();
+            cmdSeq = n;
+            mark(MAPPER.createObjectNode().put("e", "start").put("n", n));
+            long started = System.nanoTime();
             OsError error = null;
             try {
                 for (int i = 0; i < lines.size(); i++) {
@@ -998,61 +691,70 @@ public final class FakeIrisCalls implements IrisCalls {
             }
             lock.lock();
             try {
-                ObjectNode done = MAPPER.createObjectNode();
-                done.put("type", "done");
-                done.put("seq", in.seq());
-                done.put("out_start", outStart);
-                done.put("out_end", out.length());
-                done.put("namespace", namespace);
-                done.put("tlevel", tlevel);
-                done.put("elapsed_ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-                done.set("error", error == null ? null : error.toJson());
-                events.add(done);
-                seqDone = in.seq();
-                if (column != 0) {
-                    log("\r\n");
-                }
-                if (error != null) {
-                    log(error.text() + "\r\n");
-                }
-                writePrompt();
-                state = IDLE;
-                lastActivity = now();
-                changed.signalAll();
+                interruptsOn = false;
+                interrupt = false;
             } finally {
                 lock.unlock();
             }
+            ObjectNode done = MAPPER.createObjectNode().put("e", "done").put("n", n).put("ns", namespace)
+                    .put("tl", tlevel).put("ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+            if (error != null) {
+                done.set("error", error.toJson());
+            }
+            mark(done);
+            if (column != 0) {
+                emit("\r\n");
+            }
+            if (error != null) {
+                emit(error.text() + "\r\n");
+            }
+            prompt();
         }
 
-        private void ended(String reason) {
-            lock.lock();
-            try {
-                if (!state.equals(EXITED)) {
-                    state = EXITED;
-                    reading = null;
-                    exit = MAPPER.createObjectNode();
-                    exit.put("reason", reason);
-                    exit.put("at", now());
-                    ObjectNode e = MAPPER.createObjectNode();
-                    e.put("type", "exit");
-                    e.put("at", out.length());
-                    e.put("reason", reason);
-                    events.add(e);
-                    lastActivity = now();
+        private void statement(JsonNode q) {
+            ObjectNode req = MAPPER.createObjectNode().put("query", q.path("query").asString(""))
+                    .put("max_rows", q.path("max_rows").asLong(100));
+            req.set("params", q.path("params"));
+            req.put("namespace", q.path("namespace").asString(namespace));
+            ObjectNode result = Sql.run(new Req(req));
+            ObjectNode m = MAPPER.createObjectNode().put("e", "sql").put("n", q.path("n").asLong());
+            m.set("result", result);
+            mark(m);
+            mark(MAPPER.createObjectNode().put("e", "prompt").put("ns", namespace).put("tl", tlevel));
+        }
+
+        private void prompt() {
+            emit((tlevel > 0 ? "TL" + tlevel + ":" : "") + namespace + ">");
+            mark(MAPPER.createObjectNode().put("e", "prompt").put("ns", namespace).put("tl", tlevel));
+        }
+
+        /** Output as the terminal shows it; the column is kept for $X and the prompt's new line. */
+        private void emit(String s) {
+            int nl = Math.max(s.lastIndexOf('\n'), s.lastIndexOf('\r'));
+            column = nl < 0 ? column + s.length() : s.length() - nl - 1;
+            raw(s);
+        }
+
+        private void mark(ObjectNode m) {
+            raw("\u001b]7715;" + mark + ";" + MAPPER.writeValueAsString(m) + "\u0007");
+        }
+
+        /** A write to the link; a link that fails ends the job at once, as the contract says. */
+        private void raw(String s) {
+            synchronized (writing) {
+                try {
+                    out.write(s.getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                } catch (IOException e) {
+                    throw new JobEnd("link");
                 }
-                changed.signalAll();
-            } finally {
-                lock.unlock();
             }
         }
 
-        /** Lock held. {@code betweenCommands}: a graceful close ends the job here too. */
-        private void checkEnd(boolean betweenCommands) {
+        /** Lock held. A kill ends the job wherever it is. */
+        private void checkEnd() {
             if (endReason != null) {
                 throw new JobEnd(endReason);
-            }
-            if (closing && betweenCommands) {
-                throw new JobEnd("close");
             }
         }
 
@@ -1069,27 +771,6 @@ public final class FakeIrisCalls implements IrisCalls {
                 return changed.awaitNanos(nanos);
             } catch (InterruptedException e) {
                 throw new JobEnd("killed");
-            }
-        }
-
-        /** Lock held: appends to the log, keeping the column for the prompt's new line. */
-        private void log(String s) {
-            out.append(s);
-            int nl = Math.max(s.lastIndexOf('\n'), s.lastIndexOf('\r'));
-            column = nl < 0 ? column + s.length() : s.length() - nl - 1;
-            changed.signalAll();
-        }
-
-        private void writePrompt() {
-            log((tlevel > 0 ? "TL" + tlevel + ":" : "") + namespace + ">");
-        }
-
-        private void emit(String s) {
-            lock.lock();
-            try {
-                log(s);
-            } finally {
-                lock.unlock();
             }
         }
 
@@ -1123,7 +804,7 @@ public final class FakeIrisCalls implements IrisCalls {
                     }
                     lock.lock();
                     try {
-                        checkEnd(false);
+                        checkEnd();
                         checkInterrupt();
                     } finally {
                         lock.unlock();
@@ -1159,10 +840,10 @@ public final class FakeIrisCalls implements IrisCalls {
             }
         }
 
-        /** The one class method DO the fake knows, failing as the real Terminal.Session.Str does on "". */
+        /** The one class method DO the fake knows, failing as the real Terminal.SQL.Run does on "". */
         private void doCall(String args) {
-            if (args.startsWith("##class(Terminal.Session).Str(\"\"")) {
-                throw new OsError("<INVALID OREF>", "", "zStr+1^Terminal.Session.1", "Set type = req.%GetTypeOf(name)");
+            if (args.startsWith("##class(Terminal.SQL).Run(\"\"")) {
+                throw new OsError("<INVALID OREF>", "", "zRun+1^Terminal.SQL.1", "Set query = req.%Get(\"query\")");
             }
             throw error("<SYNTAX>", "");
         }
@@ -1172,7 +853,7 @@ public final class FakeIrisCalls implements IrisCalls {
             lock.lock();
             try {
                 if (col > column) {
-                    log(" ".repeat(col - column));
+                    emit(" ".repeat(col - column));
                 }
             } finally {
                 lock.unlock();
@@ -1276,107 +957,65 @@ public final class FakeIrisCalls implements IrisCalls {
             }
         }
 
+
         /**
-         * A READ: the session waits for input with a {@code read} event; the next item (or one
-         * character of it) answers. Returns null on timeout.
+         * A READ: a {@code read} mark, then the {@code a} line for this READ answers it (one character
+         * of it for {@code READ *c}); a {@code readend} mark says how it ended. Returns null on timeout.
          */
         private String awaitAnswer(boolean single, int len, int timeoutS) {
+            long r = ++readNo;
+            ObjectNode read = MAPPER.createObjectNode().put("e", "read").put("r", r).put("n", cmdSeq).put("len", len);
+            if (timeoutS >= 0) {
+                read.put("timeout", timeoutS);
+            } else {
+                read.putNull("timeout");
+            }
+            mark(read.put("single", single ? 1 : 0));
+            String how = "error";
             lock.lock();
             try {
-                state = WAITING;
-                reading = MAPPER.createObjectNode();
-                reading.put("seq", cmdSeq);
-                reading.put("len", len);
-                reading.put("timeout", timeoutS);
-                reading.put("single", single ? 1 : 0);
-                ObjectNode e = MAPPER.createObjectNode();
-                e.put("type", "read");
-                e.put("seq", cmdSeq);
-                e.put("at", out.length());
-                e.put("len", len);
-                e.put("timeout", timeoutS);
-                e.put("single", single ? 1 : 0);
-                events.add(e);
-                changed.signalAll();
                 long left = timeoutS < 0 ? Long.MAX_VALUE : TimeUnit.SECONDS.toNanos(timeoutS);
-                try {
-                    while (true) {
-                        // a graceful close ends a READ too: no answer will come
-                        checkEnd(true);
+                while (true) {
+                    checkEnd();
+                    if (interrupt) {
+                        how = "interrupt";
                         checkInterrupt();
-                        String got = single ? takeChar() : takeLine(len);
-                        if (got != null) {
-                            lastActivity = now();
+                    }
+                    JsonNode in = inbox.pollFirst();
+                    if (in != null) {
+                        String t = in.path("t").asString("");
+                        if (t.equals("bye")) {
+                            bye();
+                        } else if (t.equals("a") && in.path("r").asLong() == r) {
+                            world.journal.add("job a " + in.path("text").asString(""));
+                            String text = in.path("text").asString("");
+                            String got = single ? (text.isEmpty() ? "\r" : text.substring(0, 1))
+                                    : len > 0 && text.length() > len ? text.substring(0, len) : text;
+                            if (in.path("echo").asBoolean(true) && got.charAt(0) >= ' ') {
+                                emit(got);
+                            }
+                            how = "answer";
                             return got;
                         }
-                        if (left <= 0) {
-                            return null;
-                        }
-                        long slept = Math.min(left, JOB_TICK_NANOS);
-                        long rest = jobAwait(slept);
-                        if (timeoutS >= 0) {
-                            left -= slept - rest;
-                        }
+                        continue;
                     }
-                } finally {
-                    reading = null;
-                    if (state.equals(WAITING)) {
-                        state = RUNNING;
+                    if (linkGone) {
+                        throw new JobEnd("link");
                     }
-                    changed.signalAll();
+                    if (left <= 0) {
+                        how = "timeout";
+                        return null;
+                    }
+                    long slept = Math.min(left, JOB_TICK_NANOS);
+                    long rest = jobAwait(slept);
+                    if (timeoutS >= 0) {
+                        left -= slept - rest;
+                    }
                 }
             } finally {
                 lock.unlock();
+                mark(MAPPER.createObjectNode().put("e", "readend").put("r", r).put("how", how));
             }
-        }
-
-        /** Lock held: the answer to a string READ (echoed unless secret), or null if none yet. */
-        private String takeLine(int len) {
-            Input head = queue.pollFirst();
-            if (head == null) {
-                return null;
-            }
-            String text = head.text();
-            Matcher m = Pattern.compile("\r\n|\r|\n").matcher(text);
-            if (m.find()) {
-                // the rest of a multi-line unit stays queued
-                queue.addFirst(new Input(head.seq(), text.substring(m.end()), head.secret(), head.unit()));
-                text = text.substring(0, m.start());
-            }
-            if (len > 0 && text.length() > len) {
-                text = text.substring(0, len);
-            }
-            if (!head.secret()) {
-                log(text);
-            }
-            return text;
-        }
-
-        /** Lock held: one character for READ *c; an item's end is its Enter (13). */
-        private String takeChar() {
-            Input head = queue.peekFirst();
-            String ch;
-            boolean secret;
-            if (head != null) {
-                secret = head.secret();
-                queue.pollFirst();
-                if (head.text().isEmpty()) {
-                    ch = "\r";
-                } else {
-                    ch = head.text().substring(0, 1);
-                    queue.addFirst(new Input(head.seq(), head.text().substring(1), head.secret(), head.unit()));
-                }
-            } else if (typeAhead.length() > 0) {
-                secret = typeAheadSecret;
-                ch = typeAhead.substring(0, 1);
-                typeAhead.deleteCharAt(0);
-            } else {
-                return null;
-            }
-            if (!secret && ch.charAt(0) >= ' ') {
-                log(ch);
-            }
-            return ch;
         }
 
         private void hang(String args) {
@@ -1385,12 +1024,12 @@ public final class FakeIrisCalls implements IrisCalls {
             lock.lock();
             try {
                 while (true) {
-                    checkEnd(false); // a graceful close lets the HANG finish (within grace_ms)
+                    checkEnd();
                     checkInterrupt();
                     if (left <= 0) {
                         return;
                     }
-                    long slept = left;
+                    long slept = Math.min(left, JOB_TICK_NANOS);
                     left -= slept - jobAwait(slept);
                 }
             } finally {
@@ -1467,6 +1106,13 @@ public final class FakeIrisCalls implements IrisCalls {
             }
             if (c.eat('$')) {
                 String f = c.word().toLowerCase(Locale.ROOT);
+                if ((f.equals("c") || f.equals("char")) && c.eat('(')) {
+                    String code = expr(c);
+                    if (!c.eat(')')) {
+                        throw error("<SYNTAX>", "");
+                    }
+                    return new String(Character.toChars(toNumber(code).intValue()));
+                }
                 lock.lock();
                 try {
                     return switch (f) {
@@ -1493,6 +1139,14 @@ public final class FakeIrisCalls implements IrisCalls {
                 throw error("<UNDEFINED>", "*" + n);
             }
             return v;
+        }
+    }
+
+    static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            // closing is all that was wanted
         }
     }
 

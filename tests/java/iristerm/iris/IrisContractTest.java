@@ -1,5 +1,6 @@
 package iristerm.iris;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -42,7 +43,8 @@ class IrisContractTest {
 
     @TestFactory
     Stream<DynamicTest> everyMethodJavaCallsIsAPublicClassMethodOfOneStringReturningString() {
-        assertTrue(IrisMethod.values().length > 0);
+        assertEquals(List.of("Ping", "Open", "Signal", "Audit"),
+                Arrays.stream(IrisMethod.values()).map(IrisMethod::method).toList(), "docs/iris-contract.md names four");
         return Arrays.stream(IrisMethod.values()).map(m -> dynamicTest(
                 IrisMethod.CLASS + "." + m.method() + " (" + m.name() + ")", () -> checkDeclared(m)));
     }
@@ -72,369 +74,53 @@ class IrisContractTest {
         assertFalse(decl.isPrivate(), where + ": Java cannot call a Private method");
     }
 
-    // ------------------------------------------------------------------- install and uninstall
-
-    private static Udl.Member declared(String className, String method) {
-        Udl.ClassDef cls = Udl.parse(read(classFile(className)));
-        return cls.members().stream().filter(m -> m.name().equals(method)).findFirst()
-                .orElseThrow(() -> new AssertionError(className + " declares no " + method));
-    }
-
-    // ------------------------------------------------------------- escalation (review C, C6)
+    // ---------------------------------------------------------------------------------- link
 
     /**
-     * The store's role is held only in small checked frames: every method of the registered classes that
-     * calls AddRoles NEWs $ROLES first (the role ends with the method); Terminal.Engine.Run, whose loop waits
-     * between commands, never escalates; every escalating engine method checks that it runs in the
-     * session's own job (Mine or Job) before it touches a session (Probed reads none); Finish drops the role
-     * before the user's variables die and the job halts, and Input drops it before each Finish.
+     * Every mark event Java follows and every line type Java sends is a string literal in the code of
+     * Terminal.Engine (the job that writes the marks and reads the lines), comments not counted.
      */
+    @TestFactory
+    Stream<DynamicTest> everyMarkEventAndLineTypeOfTheLinkIsInTheEngine() {
+        assertEquals(List.of("prompt", "start", "done", "read", "readend", "sql", "bye"), LinkProtocol.EVENTS);
+        assertEquals(List.of("x", "a", "q", "bye"), LinkProtocol.INBOUND);
+        String engine = Udl.producingCode(Udl.parse(read(classFile(ENGINE))));
+        return Stream.concat(LinkProtocol.EVENTS.stream().map(e -> "event " + e),
+                        LinkProtocol.INBOUND.stream().map(t -> "line type " + t)).distinct()
+                .map(what -> dynamicTest(what, () -> {
+                    String name = what.substring(what.lastIndexOf(' ') + 1);
+                    assertTrue(engine.contains("\"" + name + "\""), ENGINE + " (cls/Terminal/Engine.cls) never names \""
+                            + name + "\" (" + what + " of docs/iris-contract.md, which Java relies on)");
+                }));
+    }
+
+    /** Every field Java reads from the hello and the marks is one Terminal.Engine writes. */
+    @TestFactory
+    Stream<DynamicTest> everyHelloAndMarkFieldJavaReadsIsProducedByTheEngine() {
+        String engine = Udl.producingCode(Udl.parse(read(classFile(ENGINE))));
+        return Stream.concat(LinkProtocol.HELLO_FIELDS.stream(), LinkProtocol.MARK_FIELDS.stream()).distinct()
+                .map(f -> dynamicTest("field " + f, () -> assertTrue(produces(engine, f), "Java reads \"" + f
+                        + "\" from the link (LinkProtocol), but cls/Terminal/Engine.cls never produces it")));
+    }
+
+    /** The mark introducer Java looks for is the one the engine writes. */
     @Test
-    void theEngineHoldsTheStoresRoleOnlyInSmallCheckedFrames() {
-        Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
-        assertFalse(member(engine, "Run").body().contains("AddRoles("), "Terminal.Engine.Run escalates: the job would"
-                + " hold the store's role between commands, where a $ZTRAP handler or %OnClose of the user's may run");
-        int escalating = 0;
-        for (String className : List.of("Terminal.Engine", "Terminal.Session")) {
-            for (Udl.Member m : Udl.parse(read(classFile(className))).members()) {
-                int add = m.body().indexOf("AddRoles(");
-                if (add < 0) {
-                    continue;
-                }
-                escalating++;
-                String where = className + "." + m.name() + " (line " + m.line() + ")";
-                int newRoles = m.body().indexOf("New $Roles");
-                assertTrue(newRoles >= 0 && newRoles < add, where + " calls AddRoles without NEW $ROLES before it:"
-                        + " the store's role would outlive the method, in its caller's frame");
-                if (className.equals("Terminal.Engine") && !m.name().equals("Probed")) {
-                    String after = m.body().substring(add);
-                    assertTrue(after.contains("..Mine(key)") || after.contains("..Job(key)"), where
-                            + " escalates without checking that it runs in the session's own job (..Mine or ..Job)");
-                }
-            }
-        }
-        assertTrue(escalating >= 10, "found only " + escalating + " escalating methods: the parser missed bodies");
-        String finish = member(engine, "Finish").body();
-        int drop = finish.lastIndexOf("Set $Roles = \"\"");
-        assertTrue(drop >= 0 && drop < finish.indexOf("Do ..Clean()") && drop < finish.lastIndexOf("Halt"),
-                "Terminal.Engine.Finish must drop the store's role (Set $Roles = \"\") before Clean and Halt");
-        String input = member(engine, "Input").body();
-        Matcher call = Pattern.compile("Do \\.\\.Finish\\(").matcher(input);
-        int calls = 0;
-        while (call.find()) {
-            calls++;
-            String before = input.substring(0, call.start());
-            String previous = before.substring(0, before.lastIndexOf('\n')).strip();
-            previous = previous.substring(previous.lastIndexOf('\n') + 1).strip();
-            assertEquals("Set $Roles = \"\"", previous, "Terminal.Engine.Input calls Finish with the store's role"
-                    + " still in its frame: drop it on the line before");
-        }
-        assertTrue(calls > 0, "Terminal.Engine.Input no longer ends the job through Finish: update this test");
+    void theEngineWritesTheMarkIntroducerJavaLooksFor() {
+        String engine = Udl.producingCode(Udl.parse(read(classFile(ENGINE))));
+        assertTrue(engine.contains("7715"), "cls/Terminal/Engine.cls never writes ESC ] 7715 ; (LinkProtocol.MARK_INTRO)");
     }
 
-    /**
-     * Nothing of the user's runs in an escalated frame or at a context level of the engine's routine (review
-     * D2, D3): every escalating method clears $ETRAP (NEWed) and $THROWOBJ before AddRoles; every redirect
-     * label, which user code calls, NEWs and clears $ETRAP first; Terminal.Exec keeps the user's $ETRAP in
-     * a frame of its own; Terminal.Engine.Run clears it at the job's outermost level.
-     */
+    /** The doctor compares Ping's version with the classes it was built against. */
     @Test
-    void noTrapOrThrownObjectOfTheUsersRunsInTheEnginesFrames() {
-        for (String className : List.of("Terminal.Engine", "Terminal.Session")) {
-            for (Udl.Member m : Udl.parse(read(classFile(className))).members()) {
-                int add = m.body().indexOf("AddRoles(");
-                if (add < 0) {
-                    continue;
-                }
-                String where = className + "." + m.name() + " (line " + m.line() + ")";
-                String before = m.body().substring(0, add);
-                int newTrap = before.indexOf("New $ETrap");
-                assertTrue(newTrap > before.indexOf("New $Roles") && before.indexOf("Set $ETrap = \"\"", newTrap) > newTrap,
-                        where + " escalates without NEW $ETRAP and SET $ETRAP = \"\" before AddRoles: a $ETRAP the"
-                                + " user set would run in its escalated frame");
-                assertTrue(before.contains("Set $THROWOBJ = \"\""), where + " escalates without SET $THROWOBJ = \"\""
-                        + " before AddRoles: an object the user threw could die (%OnClose) with the store's role");
-            }
-        }
-        // Review D3's addendum: any process may call a public method of a registered class, with a $ETRAP of
-        // its own; an error in that method's frame would run the trap at the class routine's level. So each
-        // public method clears $ETRAP first (an error then unwinds to the caller), and the helpers are Private.
-        for (String className : List.of("Terminal.Engine", "Terminal.Session")) {
-            for (Udl.Member m : Udl.parse(read(classFile(className))).members()) {
-                if (!Set.of("ClassMethod", "Method").contains(m.kind()) || m.isPrivate() || m.name().equals("Redirects")) {
-                    continue;
-                }
-                String code = Udl.stripComments(m.body()).strip().replaceAll("\\s+", " ");
-                assertTrue(code.startsWith("New $ETrap Set $ETrap = \"\"") || code.startsWith("New $Roles New $ETrap Set $ETrap = \"\""),
-                        className + "." + m.name() + " (line " + m.line() + ") is public and does not start with `New $ETrap`,"
-                                + " `Set $ETrap = \"\"`: make it Private, or clear the caller's trap first");
-            }
-        }
-        Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
-        String redirects = member(engine, "Redirects").body();
-        Matcher label = Pattern.compile("(?m)^([A-Za-z]+)(\\([a-z,]*\\))?\t(.*)$").matcher(redirects);
-        int labels = 0;
-        while (label.find()) {
-            labels++;
-            assertTrue(label.group(3).startsWith("New $ETrap Set $ETrap = \"\" "), "Terminal.Engine label "
-                    + label.group(1) + " does not start with `New $ETrap Set $ETrap = \"\"`: user code calls it,"
-                    + " and IRIS would run the user's $ETRAP at its context level");
-        }
-        assertTrue(labels >= 30, "found only " + labels + " redirect labels");
-        String exec = member(Udl.parse(read(classFile("Terminal.Exec"))), "Run").body();
-        assertTrue(exec.indexOf("New $ETrap") >= 0 && exec.indexOf("New $ETrap") < exec.indexOf("Xecute"),
-                "Terminal.Exec.Run must NEW $ETRAP before it XECUTEs: the user's trap stays in its frame");
+    void theDoctorExpectsTheVersionTheClassesDeclare() {
+        Matcher m = Pattern.compile("Parameter\\s+VERSION\\s*=\\s*\"([^\"]*)\"")
+                .matcher(read(classFile(IrisMethod.CLASS)));
+        assertTrue(m.find(), "Terminal.Session declares no VERSION parameter");
+        assertEquals(iristerm.doctor.Doctor.CLASSES_VERSION, m.group(1), "Terminal.Session's VERSION is not the one the"
+                + " doctor expects (Doctor.CLASSES_VERSION)");
     }
 
-    /**
-     * Review D8: registry rows are never objects in an escalated frame (a stored row opens as the class its
-     * storage names), and no class of the package can be subclassed.
-     */
-    @Test
-    void registryRowsAreNeverOpenedAndEveryClassOfThePackageIsFinal() {
-        try (Stream<Path> files = Files.list(classFile("Terminal.Session").getParent())) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".cls")).toList()) {
-                String header = Udl.parse(read(file)).header();
-                assertTrue(header.matches("(?s).*\\[[^\\]]*\\bFinal\\b[^\\]]*\\].*"), file.getFileName() + " is not Final: " + header);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        for (String className : List.of("Terminal.Session", "Terminal.Engine", "Terminal.Exec", "Terminal.Audit")) {
-            Udl.ClassDef c = Udl.parse(read(classFile(className)));
-            for (Udl.Member m : c.members()) {
-                String code = Udl.stripComments(m.body());
-                for (String call : List.of("%OpenId(", "%DeleteId(", "%Open(", "%Delete(")) {
-                    assertFalse(code.contains(call), className + "." + m.name() + " (line " + m.line() + ") calls "
-                            + call + " on registry rows: read them with ...GetStored, delete them with DeleteRow");
-                }
-            }
-        }
-    }
-
-    /** C4 at Open: the code-database guard runs with the caller's own roles, before Open escalates. */
-    @Test
-    void openRefusesAWriterOfTheCodeDatabaseBeforeItEscalates() {
-        String open = declared(IrisMethod.CLASS, "Open").body();
-        int guard = open.indexOf("..CodeGuard()");
-        assertTrue(guard >= 0 && guard < open.indexOf("AddRoles("), "Terminal.Session.Open must call CodeGuard before AddRoles");
-        String code = Udl.stripComments(declared(IrisMethod.CLASS, "CodeGuard").body());
-        assertTrue(code.contains("..CodeDatabase(") && Udl.stripComments(declared(IrisMethod.CLASS, "CodeDatabase").body())
-                .contains("##class(Terminal.Store).CodeLocation("), "CodeGuard must find the package's database with"
-                + " Terminal.Store.CodeLocation (one piece of code for it), through CodeDatabase");
-        assertFalse(code.contains("AddRoles("), "CodeGuard decides with the caller's own roles");
-        // Review F4: a failed lookup refuses; it never lets the caller through.
-        assertFalse(code.matches("(?s).*Quit:\\$\\$\\$ISERR\\(.*"), "CodeGuard lets the caller through when the code"
-                + " database cannot be told: refuse (START_FAILED) instead");
-        assertTrue(code.matches("(?s).*Do:\\$\\$\\$ISERR\\(sc\\) \\.\\.Throw\\(\"START_FAILED\".*"), "CodeGuard must refuse"
-                + " (START_FAILED) when the code database cannot be told");
-        assertTrue(read(projectRoot().resolve("docs/iris-contract.md")).contains("**Code database.**"),
-                "CodeGuard's message points to docs/iris-contract.md, \"Code database\"");
-    }
-
-    /**
-     * Review F12: breakpoints, watchpoints and stepping are per process and run their execute code in whatever
-     * frame they reach, so every frame that adds the store's role turns them off first (Terminal.Engine.Undebug,
-     * unescalated), and Terminal.SQL.Contain does too before a CSP process serves its next request (F11).
-     */
-    @Test
-    void noDebuggerStateOfTheUsersReachesAnEscalatedFrame() {
-        Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
-        String undebug = Udl.stripComments(member(engine, "Undebug").body());
-        // BREAK "OFF" is documented as ZBREAK /CLEAR (every break- and watchpoint) with stepping, trace and debug off
-        assertTrue(undebug.contains("Break \"OFF\""),
-                "Terminal.Engine.Undebug must turn every breakpoint, watchpoint and stepping mode off (Break \"OFF\")");
-        int escalating = 0;
-        for (String className : List.of("Terminal.Engine", "Terminal.Session")) {
-            for (Udl.Member m : Udl.parse(read(classFile(className))).members()) {
-                String code = Udl.stripComments(m.body());
-                int add = code.indexOf("AddRoles(");
-                if (add < 0) {
-                    continue;
-                }
-                escalating++;
-                int off = Math.max(code.indexOf("..Undebug()"), code.indexOf("##class(Terminal.Engine).Undebug()"));
-                assertTrue(off >= 0 && off < add, className + "." + m.name() + " (line " + m.line() + ") adds the store's"
-                        + " role without calling Terminal.Engine.Undebug() before: a user's ZBREAK execute code or BREAK"
-                        + " stepping would run in its escalated frame");
-            }
-        }
-        assertTrue(escalating >= 10, "found only " + escalating + " escalating methods: the parser missed bodies");
-        String contain = Udl.stripComments(member(Udl.parse(read(classFile("Terminal.SQL"))), "Contain").body());
-        assertTrue(contain.indexOf("Undebug()") > contain.indexOf("..Statement("), "Terminal.SQL.Contain must clear the"
-                + " statement's breakpoints and watchpoints (Terminal.Engine.Undebug) after it runs");
-    }
-
-    /**
-     * Review F9/F3: on the redirect path (Log, Input) interrupts are off from before AddRoles until the store's
-     * role is dropped, so no &lt;INTERRUPT&gt; lands in an escalated frame (a user's non-unwinding $ZTRAP would run
-     * there) or in a Catch that swallows it; Interruptible turns them back on, and only with the role dropped.
-     * Run's fault handler and the halt trap take the home namespace from the compile-time constant, never from a
-     * process-private global user code can set (F10).
-     */
-    @Test
-    void theRedirectPathHoldsTheStoresRoleOnlyWithInterruptsOff() {
-        Udl.ClassDef engine = Udl.parse(read(classFile("Terminal.Engine")));
-        for (String name : List.of("Log", "Input")) {
-            String code = Udl.stripComments(member(engine, name).body());
-            int add = code.indexOf("AddRoles(");
-            int off = code.indexOf("SetInterruptEnable(0)");
-            assertTrue(off >= 0 && off < add, "Terminal.Engine." + name + " escalates with interrupts on: turn them off"
-                    + " (SetInterruptEnable(0)) before AddRoles");
-            assertFalse(code.contains("SetInterruptEnable(1)"), "Terminal.Engine." + name + " turns interrupts on"
-                    + " itself: only Interruptible may, after the role is dropped");
-            Matcher on = Pattern.compile("\\.\\.Interruptible\\(").matcher(code);
-            int calls = 0;
-            while (on.find()) {
-                calls++;
-                String before = code.substring(0, on.start());
-                assertTrue(before.lastIndexOf("Set $Roles = \"\"") > before.lastIndexOf("AddRoles("), "Terminal.Engine."
-                        + name + " turns interrupts back on before the store's role is dropped");
-            }
-            assertTrue(calls > 0, "Terminal.Engine." + name + " never turns interrupts back on: a Signal INT would miss"
-                    + " the rest of the command");
-            String outerCatch = code.substring(code.lastIndexOf("} Catch"));
-            outerCatch = outerCatch.substring(outerCatch.indexOf('{') + 1).strip();
-            assertTrue(outerCatch.startsWith("Set $Roles = \"\""), "Terminal.Engine." + name + ": the outer Catch must"
-                    + " drop the store's role on its first line");
-        }
-        String interruptible = Udl.stripComments(member(engine, "Interruptible").body());
-        assertTrue(interruptible.indexOf("SetInterruptEnable(1)") >= 0 && !interruptible.contains("AddRoles("),
-                "Terminal.Engine.Interruptible turns interrupts on and never escalates");
-        String all = Udl.stripComments(read(classFile("Terminal.Engine")));
-        assertFalse(all.contains("^||Terminal.Engine(\"home\")"), "Terminal.Engine takes its home namespace from"
-                + " ^||Terminal.Engine(\"home\"), which user code can set: use ##class(Terminal.Store).#HOME");
-    }
-
-    /**
-     * Review F9 for Terminal.Session: a command can call its escalating methods inside a session's job, where
-     * interrupts are on while the command runs. Each escalating method turns them off first
-     * (Terminal.Engine.Quiet) - itself, or every method that calls it does - and turns them back on (Loud) only
-     * after the store's role is dropped.
-     */
-    @Test
-    void sessionMethodsHoldTheStoresRoleOnlyWithInterruptsOff() {
-        Udl.ClassDef session = Udl.parse(read(classFile(IrisMethod.CLASS)));
-        int checked = 0;
-        for (Udl.Member m : session.members()) {
-            String code = Udl.stripComments(m.body());
-            int add = code.indexOf("AddRoles(");
-            if (add < 0) {
-                continue;
-            }
-            checked++;
-            int quiet = code.indexOf("##class(Terminal.Engine).Quiet()");
-            if (quiet >= 0) {
-                assertTrue(quiet < add, IrisMethod.CLASS + "." + m.name() + " turns interrupts off only after AddRoles");
-                checkLoudAfterDrop(m.name(), code);
-                continue;
-            }
-            List<Udl.Member> callers = session.members().stream()
-                    .filter(c -> Udl.stripComments(c.body()).contains(".." + m.name() + "(")).toList();
-            assertTrue(m.isPrivate() && !callers.isEmpty(), IrisMethod.CLASS + "." + m.name() + " (line " + m.line()
-                    + ") escalates without Terminal.Engine.Quiet(): an <INTERRUPT> could land in its escalated frame");
-            for (Udl.Member c : callers) {
-                String caller = Udl.stripComments(c.body());
-                int q = caller.indexOf("Quiet()");
-                boolean viaGuard = caller.contains("..CodeGuard()") || c.name().equals("CodeGuard");
-                assertTrue(viaGuard || (q >= 0 && q < caller.indexOf(".." + m.name() + "(")), IrisMethod.CLASS + "."
-                        + c.name() + " calls " + m.name() + " without turning interrupts off first (Terminal.Engine.Quiet)");
-            }
-        }
-        assertTrue(checked >= 9, "found only " + checked + " escalating methods in " + IrisMethod.CLASS);
-        String open = Udl.stripComments(declared(IrisMethod.CLASS, "Open").body());
-        assertTrue(open.indexOf("Quiet()") >= 0 && open.indexOf("Quiet()") < open.indexOf("..CodeGuard()"),
-                "Terminal.Session.Open must turn interrupts off before CodeGuard (which escalates in CodeDatabase)");
-        checkLoudAfterDrop("RunValue", Udl.stripComments(declared(IrisMethod.CLASS, "RunValue").body()));
-    }
-
-    /** Loud comes after the role is dropped: a Set $Roles = "" before it, or the escalated frame has returned. */
-    private static void checkLoudAfterDrop(String name, String code) {
-        int loud = code.indexOf("##class(Terminal.Engine).Loud(quiet)");
-        assertTrue(loud >= 0, IrisMethod.CLASS + "." + name + " never turns interrupts back on (Loud)");
-        String before = code.substring(0, loud);
-        assertTrue(!before.contains("AddRoles(") || before.lastIndexOf("Set $Roles = \"\"") > before.lastIndexOf("AddRoles("),
-                IrisMethod.CLASS + "." + name + " turns interrupts back on before dropping the store's role");
-    }
-
-    /**
-     * Review F7: the job holds a liveness lock that dies with it and with a restart (Terminal.Engine.Stamp
-     * takes it, incrementally, so no lock of the user's is touched), and IsJob trusts a held lock before the
-     * clocks, so a clock step during a long command cannot make the session unkillable through the API.
-     */
-    @Test
-    void aLiveJobIsProvenByItsLockNotOnlyByTheClocks() {
-        String stamp = Udl.stripComments(member(Udl.parse(read(classFile("Terminal.Engine"))), "Stamp").body());
-        int held = stamp.indexOf("If '##class(Terminal.Session).Holds(key, $Job)");
-        assertTrue(held >= 0 && held < stamp.indexOf("Lock +^IRISTerminal.Run(key, \"job\"):0"),
-                "Terminal.Engine.Stamp must take the liveness lock incrementally, only when it is not held");
-        String isJob = Udl.stripComments(declared(IrisMethod.CLASS, "IsJob").body());
-        int holds = isJob.indexOf("..Holds(key, pid)");
-        assertTrue(holds >= 0 && holds < isJob.indexOf("..SameBoot(key)"), "Terminal.Session.IsJob must ask for the"
-                + " liveness lock before it trusts or distrusts the clocks");
-        assertTrue(Udl.stripComments(declared(IrisMethod.CLASS, "Holds").body())
-                .contains("^$LOCK($Name(^IRISTerminal.Run(key, \"job\")), \"OWNER\")"), "Holds reads the lock's owner");
-    }
-
-    /**
-     * Review F1, F2, F8, F11: whatever a contained statement leaves in the CSP process is removed before the roles
-     * come back - the device's mnemonic space and redirection (set back whether or not $IO changed), $THROWOBJ,
-     * the public request variable - and each clean-up step that releases objects is guarded on its own. Fault
-     * asks only IRIS's exception classes anything.
-     */
-    @Test
-    void aContainedStatementLeavesNoCodeOfItsOwnInTheProcess() {
-        Udl.ClassDef sql = Udl.parse(read(classFile("Terminal.SQL")));
-        String contain = Udl.stripComments(member(sql, "Contain").body());
-        int statement = contain.indexOf("..Statement(");
-        assertTrue(contain.indexOf("GetMnemonicRoutine()") >= 0 && contain.indexOf("GetMnemonicRoutine()") < statement
-                && contain.indexOf("ReDirectIO()") >= 0 && contain.indexOf("ReDirectIO()") < statement,
-                "Terminal.SQL.Contain must save the device's mnemonic routine and redirection before the statement");
-        assertFalse(contain.contains("If $IO '= io"), "Terminal.SQL.Contain restores the device only when $IO changed:"
-                + " a statement can set a mnemonic routine and redirection on the same device");
-        assertTrue(contain.indexOf("ReDirectIO(redirected)") > statement && contain.indexOf("Use io::(") > statement,
-                "Terminal.SQL.Contain must set the mnemonic space and redirection back after the statement");
-        assertTrue(contain.indexOf("Set $THROWOBJ = \"\"") > statement, "Terminal.SQL.Contain must release $THROWOBJ");
-        String[] lines = contain.split("\n");
-        int kills = 0;
-        for (int i = 0; i < lines.length; i++) {
-            if (!lines[i].strip().startsWith("Kill")) {
-                continue;
-            }
-            kills++;
-            int j = i - 1;
-            while (j >= 0 && lines[j].isBlank()) {
-                j--;
-            }
-            assertTrue(j >= 0 && lines[j].strip().equals("Try {"), "Terminal.SQL.Contain: `" + lines[i].strip()
-                    + "` runs the statement's %OnClose outside a Try of its own: a failure would skip the rest of the clean-up");
-        }
-        assertTrue(kills >= 3, "found only " + kills + " Kill lines in Terminal.SQL.Contain");
-        assertFalse(member(sql, "PublicVariables").body().contains("\"pRequest\""), "Terminal.SQL.PublicVariables"
-                + " skips pRequest: what the statement puts there would outlive the contained roles");
-        String fault = Udl.stripComments(declared(IrisMethod.CLASS, "Fault").body());
-        int guard = fault.indexOf("$ListFind($ListBuild(\"%Exception.General\"");
-        assertTrue(guard >= 0 && guard < fault.indexOf("ex.Name") && guard < fault.indexOf("ex.DisplayString()"),
-                "Terminal.Session.Fault must ask only IRIS's exception classes for Name/Data/DisplayString");
-    }
-
-    // --------------------------------------------------------------------------------- faults
-
-    /**
-     * Java tells WRONG_INSTANCE apart (IrisApi.Fault adds what to do on this server's side); Terminal.Session
-     * must throw it and its Fault must keep it (Fault turns a code it does not list into INTERNAL).
-     */
-    @Test
-    void theWrongInstanceFaultJavaExplainsIsOneTerminalSessionAnswers() {
-        String code = IrisApi.Fault.WRONG_INSTANCE;
-        Udl.Member fault = declared(IrisMethod.CLASS, "Fault");
-        Matcher kept = Pattern.compile("\\$ListBuild\\(([^)]*)\\)").matcher(fault.body());
-        assertTrue(kept.find(), "Terminal.Session.Fault lists no fault codes: " + fault.body());
-        assertTrue(kept.group(1).contains("\"" + code + "\""), "Terminal.Session.Fault does not keep " + code
-                + " (it would answer INTERNAL): " + kept.group(1));
-        String session = Udl.producingCode(Udl.parse(read(classFile(IrisMethod.CLASS))));
-        assertTrue(session.contains("Throw(\"" + code + "\""), "Terminal.Session never throws " + code);
-    }
+    private static final String ENGINE = "Terminal.Engine";
 
     // -------------------------------------------------------------------------------- fields
 

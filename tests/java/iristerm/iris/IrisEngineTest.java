@@ -1,137 +1,248 @@
 package iristerm.iris;
 
-import iristerm.session.OutputLog;
-import iristerm.session.ReadReason;
-import iristerm.session.ReadRequest;
-import iristerm.session.ReadResult;
-import iristerm.session.Session;
 import iristerm.session.SessionException;
-import iristerm.session.SessionMeta;
-import iristerm.session.Until;
+import iristerm.session.SessionState;
+import iristerm.session.Signal;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The iris engine under the session model, against the contract fake: faults and lost connections. */
+/**
+ * The iris engine against the contract fake: a real link (a socket to a fake job that writes marks)
+ * and a real JobLink; what is observed is what reached the job and what the sink received.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
 class IrisEngineTest {
-    private final FakeIrisCalls alice = new FakeIrisCalls("alice");
+    private static final long BOUND_MS = 10_000;
+
+    private FakeIrisCalls fake;
+    private IrisApi api;
+    private JobLink link;
+    private Sink sink;
+    private IrisEngine engine;
+
+    /** What the engine delivered, and bounded waits on it that fail the test saying what did not happen. */
+    private static final class Sink {
+        final KeptOutput kept = new KeptOutput();
+
+        String text() {
+            return kept.text();
+        }
+
+        String text(long from, long to) {
+            return kept.text(from, to);
+        }
+
+        boolean exited() {
+            return kept.exited();
+        }
+
+        void await(BooleanSupplier done, String what) throws InterruptedException {
+            if (!kept.await(done, BOUND_MS)) {
+                throw new AssertionError(what + " did not happen within " + BOUND_MS + " ms; output: " + text());
+            }
+        }
+    }
+
+    @BeforeEach
+    void open() throws InterruptedException {
+        fake = new FakeIrisCalls("alice");
+        api = new IrisApi(fake);
+        link = new JobLink(fake.linkAddress());
+        sink = new Sink();
+        engine = new IrisEngine(api, link.start(api, null), new IrisEngine.Attribution("s1", "agent", "client"),
+                sink.kept, "test");
+        assertTrue(engine.awaitStarted(BOUND_MS), "no first prompt");
+    }
 
     @AfterEach
-    void stop() {
-        alice.shutdown();
+    void close() {
+        engine.terminate(true, 0);
+        link.close();
+        fake.shutdown();
     }
 
-    private Session open(IrisApi api) {
-        return attach(api, api.call(IrisMethod.OPEN, IrisApi.request().put("agent", "a")));
+    private IrisEngine.Done run(String code) throws InterruptedException {
+        long n = engine.execute(code, false);
+        sink.await(() -> engine.done(n) != null && engine.state() == SessionState.idle, "command " + n);
+        return engine.done(n);
     }
 
-    /** The session {@code opened} describes, reached through {@code api}. */
-    private static Session attach(IrisApi api, JsonNode opened) {
-        SessionMeta meta = new SessionMeta("t1", "iris", "t", "a", "iris", List.of(), null, "USER", null, null, 0);
-        Session s = new Session(meta, new OutputLog(1 << 16, null), null);
-        s.attach(new IrisEngine(api, opened, s));
-        return s;
-    }
-
-    private static ReadRequest untilPrompt(long waitMs, long mark) {
-        return new ReadRequest(ReadRequest.DEFAULT_READER, waitMs, new Until(null, null, true, false), 1 << 20,
-                false, true, false, null, mark);
+    private String output(IrisEngine.Done d) {
+        return sink.text(d.outStart(), d.outEnd());
     }
 
     @Test
-    void anotherUsersCallIsRefusedWithTheApisOwnMessage() {
-        IrisApi mine = new IrisApi(alice);
-        String id = mine.call(IrisMethod.OPEN, IrisApi.request()).path(IrisFields.SESSION).asString();
-        IrisApi bobs = new IrisApi(alice.asUser("bob"));
-        IrisApi.Fault f = assertThrows(IrisApi.Fault.class,
-                () -> bobs.call(IrisMethod.READ, IrisApi.request().put("session", id)));
-        assertEquals("NOT_OWNER", f.code());
-        assertTrue(f.getMessage().contains("NOT_OWNER"));
+    void aCommandsOwnOutputLiesExactlyBetweenItsStartAndDoneMarks() throws InterruptedException {
+        IrisEngine.Done d = run("write \"héllo\",!,\"wörld\"");
+        assertEquals("héllo\r\nwörld", output(d));
+        assertNull(d.error());
+        assertEquals("USER", d.namespace());
+        IrisEngine.Done e = run("write nosuch");
+        assertEquals("<UNDEFINED>", e.error().code());
+        assertEquals("*nosuch", e.error().info());
+        assertEquals("", output(e), "the error text follows the done mark");
+        assertTrue(sink.text().contains(e.error().text() + "\r\nUSER>"), sink.text());
     }
 
     @Test
-    void aDroppedConnectionFailsOneReadAndTheNextOneWorks() {
-        Session s = open(new IrisApi(alice));
-        long mark = s.send("write \"before\"", true, false);
-        assertEquals(ReadReason.prompt, s.read(untilPrompt(5000, mark)).reason());
-        long mark2 = s.send("write \"after\"", true, false);
-        alice.dropConnection();
-        SessionException e = assertThrows(SessionException.class, () -> s.read(untilPrompt(5000, mark2)));
-        assertTrue(e instanceof IrisUnavailableException, e.toString());
-        ReadResult r = s.read(untilPrompt(5000, mark2));
-        assertEquals(ReadReason.prompt, r.reason(), r.toString());
-        assertTrue(r.data().contains("after"), r.data());
+    void theOutputNeverHoldsAMarkButALookalikeWithAnotherIdStays() throws InterruptedException {
+        IrisEngine.Done d = run("write $c(27)_\"]7715;fedcba9876543210;{}\"_$c(7)");
+        assertEquals("\u001b]7715;fedcba9876543210;{}\u0007", output(d));
+        run("tstart");
+        assertFalse(sink.text().contains("\u001b]7715;" + fake.job(engine.pid()).mark), "a mark reached the output");
+        assertEquals(1, engine.tlevel());
     }
 
     @Test
-    void aReadWithoutWaitingStillFetchesWhatIrisHas() {
-        IrisApi api = new IrisApi(alice);
-        Session s = open(api);
-        String irisId = ((IrisEngine) s.engine()).irisSession();
-        s.send("write \"ready\"", true, false);
-        // wait for the command to finish in IRIS (its done event) without this session fetching anything
-        long events = 0;
-        boolean done = false;
-        for (int i = 0; i < 20 && !done; i++) {
-            JsonNode answer = api.call(IrisMethod.READ, IrisApi.request().put("session", irisId).put("from", 1 << 20)
-                    .put("ev", events).put("wait_ms", 1000));
-            for (JsonNode ev : answer.path("events")) {
-                done |= "done".equals(ev.path("type").asString());
+    void everyCommandIsAuditedWholeBeforeItReachesTheJobEvenWhenMarkedSecret() throws InterruptedException {
+        run("set a=1");
+        engine.write("write a", true, true);
+        sink.await(() -> fake.journal().contains("job x write a") && engine.state() == SessionState.idle, "write a");
+        List<String> journal = fake.journal();
+        assertTrue(journal.indexOf("audit command set a=1") < journal.indexOf("job x set a=1"), journal.toString());
+        assertTrue(journal.indexOf("audit command write a") >= 0, "a secret command is audited whole: " + journal);
+        assertTrue(journal.indexOf("audit command write a") < journal.indexOf("job x write a"), journal.toString());
+        assertFalse(sink.text().contains("write a"), "a secret command is not echoed: " + sink.text());
+    }
+
+    @Test
+    void anAnswerToAReadIsAuditedAsAnAnswerAndOnlyItMayBeSecret() throws InterruptedException {
+        long n = engine.execute("read pw write \"<\"_pw_\">\"", false);
+        sink.await(() -> engine.reading() != null && engine.reading().n() == n, "the READ");
+        assertEquals(SessionState.waiting_input, engine.state());
+        engine.write("s3cret", true, true);
+        sink.await(() -> engine.done(n) != null && engine.state() == SessionState.idle, "the command's end");
+        List<String> journal = fake.journal();
+        assertTrue(journal.contains("audit answer secret 6"), journal.toString());
+        assertTrue(journal.indexOf("audit answer secret 6") < journal.indexOf("job a s3cret"), journal.toString());
+        assertEquals("<s3cret>", output(engine.done(n)), "a secret answer is not echoed");
+    }
+
+    @Test
+    void typedAheadLinesRunOneAfterTheOtherAtEachPrompt() throws InterruptedException {
+        engine.write("set x=1\nwrite x+1\n", true, false);
+        sink.await(() -> fake.journal().contains("job x write x+1") && engine.state() == SessionState.idle, "both");
+        assertTrue(sink.text().contains("write x+1\r\n2"), sink.text());
+    }
+
+    @Test
+    void theCallersClaimsReachTheAuditAsOneLineOfAtMost200Characters() {
+        assertEquals("evil client  forged: line", IrisEngine.claim("evil client\r\nforged: line"));
+        assertEquals(IrisEngine.MAX_CLAIM, IrisEngine.claim("x".repeat(500)).length());
+        assertEquals("", IrisEngine.claim(null));
+    }
+
+    @Test
+    void anAuditThatFailsRefusesTheCommandWithItsMessage() {
+        fake.failAudits("the audit database is full");
+        SessionException e = assertThrows(SessionException.class, () -> engine.execute("write 1", false));
+        assertTrue(e.getMessage().contains("the audit database is full") && e.getMessage().contains("AUDIT_FAILED"),
+                e.getMessage());
+        assertThrows(SessionException.class, () -> engine.write("write 2", true, false));
+        assertTrue(fake.journal().stream().noneMatch(j -> j.startsWith("job ")), fake.journal().toString());
+        assertEquals(SessionState.idle, engine.state());
+    }
+
+    @Test
+    void intEndsARunningCommandAndIsRefusedAtThePrompt() throws InterruptedException {
+        SessionException idle = assertThrows(SessionException.class, () -> engine.signal(Signal.INT));
+        assertTrue(idle.getMessage().contains("no command to interrupt"), idle.getMessage());
+        long n = engine.execute("hang 30", false);
+        sink.await(() -> engine.started(n) >= 0, "the command's start");
+        engine.signal(Signal.INT);
+        sink.await(() -> engine.done(n) != null, "the interrupted command's end");
+        assertEquals("<INTERRUPT>", engine.done(n).error().code());
+    }
+
+    @Test
+    void aStatementRunsInTheJobAndOnlyAtItsPrompt() throws Exception {
+        long n = engine.execute("hang 30", false);
+        sink.await(() -> engine.started(n) >= 0, "the command's start");
+        SessionException busy = assertThrows(SessionException.class,
+                () -> engine.sql("select 1 as one", null, null, 10));
+        assertTrue(busy.getMessage().contains("still running"), busy.getMessage());
+        engine.signal(Signal.INT);
+        sink.await(() -> engine.state() == SessionState.idle, "the prompt");
+        var r = engine.sql("select 1 as one", tools.jackson.databind.json.JsonMapper.builder().build().createArrayNode(),
+                null, 10).get(BOUND_MS, TimeUnit.MILLISECONDS);
+        assertEquals(0, r.path("sqlcode").asInt(-1), r.toString());
+        assertEquals(1, r.path("rows").path(0).path(0).asInt());
+        int audited = fake.journal().indexOf("audit sql select 1 as one\n[]");
+        assertTrue(audited >= 0 && audited < fake.journal().indexOf("job q select 1 as one"),
+                "the statement and its parameters are audited before the job runs it: " + fake.journal());
+    }
+
+    @Test
+    void aJobThatDropsItsLinkIsAnEndedSession() throws InterruptedException {
+        engine.execute("halt", false);
+        sink.await(sink::exited, "the exit");
+        assertEquals(SessionState.exited, engine.state());
+        assertThrows(SessionException.class, () -> engine.execute("write 1", false));
+    }
+
+    @Test
+    void closeEndsAJobThatIgnoresByeWithKillAfterTheGrace() throws InterruptedException {
+        fake.ignoreBye(true);
+        int signalsBefore = fake.calls(IrisMethod.SIGNAL);
+        long t0 = System.nanoTime();
+        engine.terminate(false, 300);
+        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) < 8_000, "terminate is bounded");
+        assertTrue(sink.exited());
+        assertTrue(fake.journal().contains("job bye"), fake.journal().toString());
+        assertEquals(signalsBefore + 1, fake.calls(IrisMethod.SIGNAL), "KILL after the grace");
+        assertEquals(0, fake.awaitJobsEnded(5_000));
+    }
+
+    @Test
+    void closeAtThePromptIsByeAlone() throws InterruptedException {
+        engine.terminate(false, 5_000);
+        assertTrue(sink.exited());
+        assertEquals(0, fake.calls(IrisMethod.SIGNAL), "a job that takes its bye needs no signal");
+        assertEquals(0, fake.awaitJobsEnded(5_000));
+    }
+
+    /** Hosted: IRIS may be called only on a request's thread; the idle timeout and shutdown run on others. */
+    @Test
+    void offARequestThreadWhereIrisMayNotBeCalledCloseIsByeAndClosingTheLink() throws InterruptedException {
+        IrisCalls gatewayOnly = new IrisCalls() {
+            @Override
+            public String call(IrisMethod method, String requestJson) {
+                return fake.call(method, requestJson);
             }
-            events = answer.path("ev_next").asLong(events);
-        }
-        assertTrue(done, "the command did not finish in the fake");
-        ReadResult r = s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 0, null, 1 << 20, false, true, false,
-                null, 0));
-        assertTrue(r.data().contains("ready"), r.toString());
-    }
 
-    @Test
-    void aSessionClosedInIrisBecomesExited() {
-        IrisApi api = new IrisApi(alice);
-        Session s = open(api);
-        String irisId = ((IrisEngine) s.engine()).irisSession();
-        api.call(IrisMethod.CLOSE, IrisApi.request().put("session", irisId).put("force", true));
-        ReadResult r = s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 5000, new Until(null, null, false, true),
-                1 << 20, false, true, false, null, 0));
-        assertEquals(ReadReason.exit, r.reason());
-        assertTrue(s.isExited());
-    }
+            @Override
+            public String describe() {
+                return "gateway only";
+            }
 
-    @Test
-    void aCallThatReachesAnotherInstanceIsAnErrorSayingWhatToDoAndTheSessionLivesOn() {
-        JsonNode opened = new IrisApi(alice).call(IrisMethod.OPEN, IrisApi.request().put("agent", "a"));
-        Session elsewhere = attach(new IrisApi(alice.onInstance("app2:IRIS")), opened);
-        assertEquals(FakeIrisCalls.INSTANCE, ((IrisEngine) elsewhere.engine()).instance());
-        for (Runnable call : List.<Runnable>of(() -> elsewhere.send("write 1", true, false),
-                () -> elsewhere.read(untilPrompt(5000, 0)))) {
-            SessionException e = assertThrows(SessionException.class, call::run);
-            String m = e.getMessage();
-            assertTrue(m.contains(FakeIrisCalls.INSTANCE) && m.contains("app2:IRIS"), m);
-            assertTrue(m.contains("--iris-host") && m.contains("Mcp-Session-Id") && m.contains("[WRONG_INSTANCE]"), m);
-        }
-        assertFalse(elsewhere.isExited(), "the job runs on its own instance: not reported ended");
-        Session home = attach(new IrisApi(alice), opened);
-        long mark = home.send("write \"still here\"", true, false);
-        ReadResult r = home.read(untilPrompt(5000, mark));
-        assertTrue(r.data().contains("still here"), r.toString());
-    }
-
-    @Test
-    void afterAMirrorFailoverTheOldPrimarysSessionHasExited() {
-        JsonNode opened = new IrisApi(alice).call(IrisMethod.OPEN, IrisApi.request().put("agent", "a"));
-        FakeIrisCalls newPrimary = alice.failOver("backup:IRIS");
-        Session s = attach(new IrisApi(newPrimary), opened);
-        ReadResult r = s.read(new ReadRequest(ReadRequest.DEFAULT_READER, 5000, new Until(null, null, false, true),
-                1 << 20, false, true, false, null, 0));
-        assertEquals(ReadReason.exit, r.reason(), r.toString());
-        assertTrue(s.isExited());
+            @Override
+            public boolean anyThread() {
+                return false;
+            }
+        };
+        IrisApi hosted = new IrisApi(gatewayOnly);
+        Sink other = new Sink();
+        IrisEngine busy = new IrisEngine(hosted, link.start(hosted, null),
+                new IrisEngine.Attribution("s2", "agent", null), other.kept, "hosted");
+        assertTrue(busy.awaitStarted(BOUND_MS));
+        long n = busy.execute("hang 30", false);
+        other.await(() -> busy.started(n) >= 0, "the command's start");
+        int signals = fake.calls(IrisMethod.SIGNAL);
+        busy.terminate(false, 200);
+        assertTrue(other.exited());
+        assertEquals(signals, fake.calls(IrisMethod.SIGNAL), "no IRIS call off a request's thread");
     }
 }

@@ -3,12 +3,13 @@ package iristerm.bench;
 import io.modelcontextprotocol.client.McpSyncClient;
 import iristerm.iris.FakeIrisCalls;
 import iristerm.iris.IrisApi;
-import iristerm.iris.IrisMethod;
-import tools.jackson.databind.JsonNode;
+import iristerm.iris.IrisEngine;
+import iristerm.iris.JobLink;
+import iristerm.iris.KeptOutput;
+import iristerm.session.SessionState;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -20,7 +21,7 @@ import static iristerm.bench.Servers.call;
 /**
  * Part 5: iris_execute {@code write "tok"} through the server with the contract fake in place of
  * IRIS (FakeIrisStdioMain over stdio): the cost of the Java side. The floor is the fake alone, driven
- * in this JVM with the same Send and Read calls the engine makes. Against a live IRIS only when
+ * in this JVM by the engine over its link. Against a live IRIS only when
  * IRIS_HOSTNAME is set.
  */
 final class IrisPath {
@@ -49,7 +50,7 @@ final class IrisPath {
             Servers.deleteTree(dir);
         }
         r.latencyHeader();
-        r.latency("floor: the fake alone, Send+Read in this JVM", floor, "");
+        r.latency("floor: the fake alone, engine over the link in this JVM", floor, "");
         r.latency("MCP stdio, iris_execute, fake IRIS", fake, String.format(Locale.ROOT,
                 "+%.3f ms (Java side: MCP + engine; no target)", fake.medianMs() - floor.medianMs()));
 
@@ -105,64 +106,40 @@ final class IrisPath {
         return dt;
     }
 
-    /** The fake driven directly: Send(execute) then Read until the command's done event and the prompt. */
-    private static Stats fakeDirect(Benchmark.Settings s) {
+    /** The fake's job driven directly by the engine over its link in this JVM: execute, then wait for its done mark. */
+    private static Stats fakeDirect(Benchmark.Settings s) throws InterruptedException {
         FakeIrisCalls fake = new FakeIrisCalls("_SYSTEM");
-        try {
-            IrisApi api = new IrisApi(fake);
-            JsonNode opened = api.call(IrisMethod.OPEN, IrisApi.request().put("agent", "bench").put("idle_timeout_s", 600));
-            String id = opened.path("session").asString();
-            long[] cursor = {0, 0};
-            readUntil(api, id, cursor, -1);
-            for (int i = 0; i < s.warmup(); i++) {
-                direct(api, id, cursor);
+        IrisApi api = new IrisApi(fake);
+        KeptOutput sink = new KeptOutput();
+        try (JobLink link = new JobLink(fake.linkAddress())) {
+            IrisEngine engine = new IrisEngine(api, link.start(api, null),
+                    new IrisEngine.Attribution("bench", "bench", null), sink, "bench");
+            try {
+                if (!engine.awaitStarted(10_000)) {
+                    throw new IllegalStateException("the fake's job showed no prompt");
+                }
+                for (int i = 0; i < s.warmup(); i++) {
+                    direct(engine, sink);
+                }
+                long[] t = new long[s.iterations()];
+                for (int i = 0; i < t.length; i++) {
+                    t[i] = direct(engine, sink);
+                }
+                return Stats.of(t);
+            } finally {
+                engine.terminate(true, 0);
             }
-            long[] t = new long[s.iterations()];
-            for (int i = 0; i < t.length; i++) {
-                t[i] = direct(api, id, cursor);
-            }
-            return Stats.of(t);
         } finally {
             fake.shutdown();
         }
     }
 
-    private static long direct(IrisApi api, String id, long[] cursor) {
+    private static long direct(IrisEngine engine, KeptOutput sink) throws InterruptedException {
         long t0 = System.nanoTime();
-        long seq = api.call(IrisMethod.SEND, IrisApi.request().put("session", id).put("text", CODE)
-                .put("execute", true).put("secret", false)).path("seq").asLong();
-        String out = readUntil(api, id, cursor, seq);
-        long dt = System.nanoTime() - t0;
-        if (!out.contains("tok")) {
-            throw new IllegalStateException("the fake wrote " + out);
+        long n = engine.execute(CODE, false);
+        if (!sink.await(() -> engine.done(n) != null && engine.state() == SessionState.idle, 30_000)) {
+            throw new IllegalStateException("the fake did not finish a command within 30 s");
         }
-        return dt;
-    }
-
-    /** Reads until command {@code seq} is done (or, for -1, the session is idle) and all output is in. */
-    private static String readUntil(IrisApi api, String id, long[] cursor, long seq) {
-        StringBuilder out = new StringBuilder();
-        boolean done = false;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            JsonNode r = api.call(IrisMethod.READ, IrisApi.request().put("session", id).put("from", cursor[0])
-                    .put("ev", cursor[1]).put("max", 65536).put("wait_ms", 10_000));
-            String data = r.path("data").asString("");
-            out.append(data);
-            cursor[0] += data.length();
-            cursor[1] = r.path("ev_next").asLong(cursor[1]);
-            List<JsonNode> events = new ArrayList<>();
-            r.path("events").forEach(events::add);
-            for (JsonNode ev : events) {
-                if ("done".equals(ev.path("type").asString("")) && ev.path("seq").asLong() == seq) {
-                    done = true;
-                }
-            }
-            boolean idle = "idle".equals(r.path("state").asString(""));
-            if ((done || (seq < 0 && idle)) && cursor[0] >= r.path("end").asLong(0) && idle) {
-                return out.toString();
-            }
-        }
-        throw new IllegalStateException("the fake did not finish command " + seq);
+        return System.nanoTime() - t0;
     }
 }
