@@ -11,7 +11,7 @@ import java.util.concurrent.Callable;
 /** Runs the doctor's live checks against the configured IRIS over the Native API and prints the table. */
 @Command(name = "doctor", mixinStandardHelpOptions = true,
         description = {"Check, against the configured IRIS, everything this server relies on there: login, the "
-                + "Terminal classes and their version, the run-data store, a session's commands, READ, INT, ZN, "
+                + "Terminal classes and their version, IRIS's side (roles, audit), a session's commands, READ, INT, ZN, "
                 + "transactions, errors, SQL, identity and close. One line per check: ok or FAIL with what to do.",
                 "Exit code 0 only if every check passed. Uses the same IRIS options as serve."})
 final class DoctorCommand implements Callable<Integer> {
