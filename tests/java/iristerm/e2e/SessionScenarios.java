@@ -323,26 +323,28 @@ abstract class SessionScenarios {
         Map<String, Object> started = ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100",
                 "wait_ms", 10000, "until", Map.of("pattern", "(?m)^sleeping"));
         assertEquals("pattern", started.get("reason"));
-        Map<String, Object> r = interruptUntilPrompt(s);
+        Map<String, Object> r = interruptUntilPrompt(s,
+                () -> ok(client, "session_signal", "session", s, "signal", "INT"));
         assertEquals("prompt", r.get("reason"), r::toString);
 
         // a control character written as input does the same (the terminal turns ^C into SIGINT)
         ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100", "wait_ms", 10000,
                 "until", Map.of("pattern", "(?m)^sleeping"));
-        ok(client, "session_send", "session", s, "text", "\u0003", "enter", false);
-        Map<String, Object> r2 = ok(client, "session_read", "session", s, "wait_ms", 20000, "until", PROMPT);
+        Map<String, Object> r2 = interruptUntilPrompt(s,
+                () -> ok(client, "session_send", "session", s, "text", "\u0003", "enter", false));
         assertEquals("prompt", r2.get("reason"), r2::toString);
     }
 
     /**
-     * INT, then the prompt. On a loaded machine the shell may print "sleeping" and still be between the echo
-     * and making sleep its foreground job: an INT then reaches the shell, which ignores it as on a real
-     * terminal, so it is sent again (a bounded number of times) until the prompt is back.
+     * An interrupt (the INT signal, or ^C written as input), then the prompt. On a loaded machine the shell may
+     * print "sleeping" and still be between the echo and making sleep its foreground job: an INT then reaches
+     * the shell, which ignores it as on a real terminal, so it is sent again (a bounded number of times) until
+     * the prompt is back.
      */
-    private Map<String, Object> interruptUntilPrompt(String s) {
+    private Map<String, Object> interruptUntilPrompt(String s, Runnable interrupt) {
         Map<String, Object> r = Map.of();
         for (int attempt = 0; attempt < 4 && !"prompt".equals(r.get("reason")); attempt++) {
-            ok(client, "session_signal", "session", s, "signal", "INT");
+            interrupt.run();
             r = ok(client, "session_read", "session", s, "wait_ms", 5000, "until", PROMPT);
         }
         return r;
