@@ -44,6 +44,12 @@ function follow(url, onMessage, onState) {
     while (!stopped) {
       try {
         const r = await fetch(url + next, { signal: inFlight.signal });
+        if (r.status === 429) {
+          // this user's other pages hold the waiting requests the server allows; ask again later
+          onState('reconnecting');
+          await pause(5000);
+          continue;
+        }
         if (!r.ok) {
           onState('closed');
           return;
