@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * iris_execute and iris_sql, and the iris kind of session_open. An iris session is a job IRIS
@@ -44,7 +45,7 @@ final class IrisTools implements IrisSessions, AutoCloseable {
     /** per identity and name: the sessions iris_execute and iris_sql use when none is given */
     private final Map<String, String> own = new ConcurrentHashMap<>();
     /** per identity: its own sessions are opened once, even when calls race */
-    private final Map<String, Object> identityLocks = new ConcurrentHashMap<>();
+    private final Map<String, ReentrantLock> identityLocks = new ConcurrentHashMap<>();
     private JobLink link;
     private boolean closed;
 
@@ -92,9 +93,11 @@ final class IrisTools implements IrisSessions, AutoCloseable {
         return tools.stream().map(t -> t.withHandler((c, a) -> IrisApi.serving(() -> t.handler().call(c, a)))).toList();
     }
 
-    private Object lockOf(String identity) {
-        return identityLocks.computeIfAbsent(identity, k -> new Object());
-    }
+    /**
+     * Longest a call waits for another call of the same identity that is opening its own session: a hosted
+     * request must answer inside the Web Gateway's 60 s, whatever else that identity does at the same time.
+     */
+    private static final long OWN_SESSION_WAIT_MS = 15_000;
 
     // ---- sessions ----------------------------------------------------------------------------
 
@@ -143,7 +146,17 @@ final class IrisTools implements IrisSessions, AutoCloseable {
     /** The caller's own session called {@code name} (iris_execute's, iris_sql's), opened on demand once. */
     private Session ownSession(Caller c, String name, String namespace) {
         String key = c.identity() + "\u0000" + name;
-        synchronized (lockOf(c.identity())) {
+        ReentrantLock lock = identityLocks.computeIfAbsent(c.identity(), k -> new ReentrantLock());
+        try {
+            if (!lock.tryLock(OWN_SESSION_WAIT_MS, TimeUnit.MILLISECONDS)) {
+                throw new SessionException("another call of yours is still opening your iris session '" + name
+                        + "' after " + OWN_SESSION_WAIT_MS / 1000 + " s; try again in a moment");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SessionException("the call was interrupted while waiting for your iris session to open");
+        }
+        try {
             String id = own.get(key);
             if (id != null) {
                 try {
@@ -158,6 +171,8 @@ final class IrisTools implements IrisSessions, AutoCloseable {
             Session s = open(c, namespace, name);
             own.put(key, s.id());
             return s;
+        } finally {
+            lock.unlock();
         }
     }
 
