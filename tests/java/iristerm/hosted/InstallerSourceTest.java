@@ -115,7 +115,8 @@ class InstallerSourceTest {
                 "no early return may skip ProtectServer");
         // Terminal.Gateway explains a refused connection with the server's own resource, not %Gateway_Object.
         String explain = method(read(Path.of("cls", "Terminal", "Gateway.cls")), "Explain");
-        assertTrue(explain.contains("##class(Terminal.Installer).ServerResource(name)"), "Gateway.Explain");
+        assertTrue(explain.contains("##class(Terminal.Installer).ServerResource(name, .known)") && explain.contains("If known &&"),
+                "Gateway.Explain blames only a resource it read");
         assertFalse(explain.contains("Check(\"%Gateway_Object\""), "Gateway.Explain");
     }
 
