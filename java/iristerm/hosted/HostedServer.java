@@ -17,7 +17,7 @@ import iristerm.iris.IrisApi;
 import iristerm.iris.IrisCalls;
 import iristerm.iris.IrisFields;
 import iristerm.iris.IrisMethod;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import iristerm.mcp.Limits;
 import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.ServerContext;

@@ -8,7 +8,7 @@ import java.util.function.Function;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 

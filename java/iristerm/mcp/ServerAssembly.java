@@ -1,5 +1,6 @@
 package iristerm.mcp;
 
+import iristerm.json.Json;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServer;

@@ -29,7 +29,7 @@ import iristerm.jsonrpc.InboundMessage;
 import iristerm.jsonrpc.Plain;
 import iristerm.jsonrpc.Refusal;
 import iristerm.jsonrpc.RequestParams;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.core.JacksonException;

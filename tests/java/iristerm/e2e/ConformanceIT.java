@@ -31,7 +31,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import iristerm.http.McpHttpServer;
 import iristerm.http.StreamableCore;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import iristerm.security.OriginPolicy;
 import tools.jackson.databind.JsonNode;
 

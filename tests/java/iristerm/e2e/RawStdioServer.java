@@ -19,7 +19,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import tools.jackson.databind.JsonNode;
 
 /**
