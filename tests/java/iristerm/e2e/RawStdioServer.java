@@ -154,6 +154,11 @@ final class RawStdioServer implements AutoCloseable {
         return all;
     }
 
+    /** Whether the server exits on its own within {@code seconds}. */
+    boolean exitsWithin(long seconds) throws InterruptedException {
+        return process.waitFor(seconds, TimeUnit.SECONDS);
+    }
+
     /** Waits for the server to exit on its own and returns its exit code. */
     int exitCode() throws InterruptedException {
         assertTrue(process.waitFor(ANSWER_SECONDS, TimeUnit.SECONDS),
