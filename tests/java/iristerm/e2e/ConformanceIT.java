@@ -1,14 +1,10 @@
 package iristerm.e2e;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -61,11 +57,9 @@ import tools.jackson.databind.JsonNode;
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class ConformanceIT {
 
-    private static final Path PACKAGE = Path.of("tests", "conformance").toAbsolutePath();
     private static final Path INSTALL = Path.of("target", "conformance").toAbsolutePath();
     /** Where each scenario leaves its checks.json and its output, for whoever reads a failure. */
     private static final Path RESULTS = INSTALL.resolve("results");
-    private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(10);
     private static final Duration SCENARIO_TIMEOUT = Duration.ofMinutes(2);
 
     private static final List<String> SERVE_SCENARIOS = List.of("server-initialize", "server-session-lifecycle", "ping",
@@ -109,23 +103,11 @@ class ConformanceIT {
             "resources-list", "sep-2164-resource-not-found", "caching", "dns-rebinding-protection",
             "http-header-validation");
 
+    private static NodePackage conformance;
+
     @BeforeAll
     static void install() throws Exception {
-        Files.createDirectories(INSTALL);
-        for (String file : List.of("package.json", "package-lock.json")) {
-            Files.copy(PACKAGE.resolve(file), INSTALL.resolve(file), StandardCopyOption.REPLACE_EXISTING);
-        }
-        Run npm;
-        try {
-            npm = Run.of(INSTALL, INSTALL.resolve("npm-ci.log"), INSTALL_TIMEOUT,
-                    "npm", "ci", "--no-audit", "--no-fund");
-        } catch (IOException e) {
-            throw new AssertionError("ConformanceIT installs the conformance suite with npm; install Node.js 20 or "
-                    + "later with npm (the suite's own Node 22 comes from tests/conformance): " + e.getMessage(), e);
-        }
-        assertEquals(0, npm.exit(), "npm ci failed:\n" + npm.output());
-        Run version = Run.of(INSTALL, INSTALL.resolve("node-version.log"), SCENARIO_TIMEOUT, node(), "--version");
-        assertTrue(version.output().strip().startsWith("v22."), "the pinned Node is not 22: " + version.output());
+        conformance = NodePackage.install("conformance");
     }
 
     @Test
@@ -154,7 +136,7 @@ class ConformanceIT {
             Path out = RESULTS.resolve("serve-" + MODERN);
             deleteTree(out);
             Files.createDirectories(out);
-            Run run = Run.of(INSTALL, RESULTS.resolve("serve-" + MODERN + ".log"), SCENARIO_TIMEOUT.multipliedBy(5),
+            NodePackage.Run run = NodePackage.Run.of(INSTALL, RESULTS.resolve("serve-" + MODERN + ".log"), SCENARIO_TIMEOUT.multipliedBy(5),
                     node(), suite(), "server", "--url", serve.endpoint().toString(), "--requirements", MODERN,
                     "-o", out.toString());
             List<String> problems = new ArrayList<>();
@@ -222,7 +204,7 @@ class ConformanceIT {
         Path out = results.resolve(scenario);
         deleteTree(out);
         Files.createDirectories(results);
-        Run run = Run.of(INSTALL, results.resolve(scenario + ".log"), SCENARIO_TIMEOUT, node(), suite(),
+        NodePackage.Run run = NodePackage.Run.of(INSTALL, results.resolve(scenario + ".log"), SCENARIO_TIMEOUT, node(), suite(),
                 "server", "--url", url, "--scenario", scenario, "-o", out.toString());
         List<Path> checkFiles;
         try (Stream<Path> files = Files.walk(out)) {
@@ -285,24 +267,6 @@ class ConformanceIT {
     }
 
     private static String node() {
-        return INSTALL.resolve("node_modules/.bin/node").toString();
-    }
-
-    /** A finished child process: its exit code and its output (stdout and stderr, kept in {@code log}). */
-    private record Run(int exit, String output) {
-
-        static Run of(Path dir, Path log, Duration timeout, String... command) throws IOException,
-                InterruptedException {
-            Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                    .redirectOutput(log.toFile()).start();
-            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                process.descendants().forEach(ProcessHandle::destroyForcibly);
-                process.destroyForcibly();
-                process.waitFor(10, TimeUnit.SECONDS);
-                fail(String.join(" ", command) + " did not finish within " + timeout + ":\n"
-                        + Files.readString(log, StandardCharsets.UTF_8));
-            }
-            return new Run(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
-        }
+        return conformance.node();
     }
 }
