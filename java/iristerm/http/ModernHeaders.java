@@ -26,13 +26,21 @@ final class ModernHeaders {
     private ModernHeaders() {
     }
 
-    /** The mismatch, or null when the headers agree with the request. */
-    static ModernError check(StreamableExchange exchange, McpSchema.JSONRPCRequest request, JsonNode params) {
+    /**
+     * The mismatch, or null when the headers agree with the request. {@code mirroredRequired}
+     * false: a missing {@code Mcp-Method} or {@code Mcp-Name} is let through (one that is there is
+     * still checked), for an endpoint behind a gateway that does not pass them on.
+     */
+    static ModernError check(StreamableExchange exchange, McpSchema.JSONRPCRequest request, JsonNode params,
+            boolean mirroredRequired) {
         if (exchange.header(HttpHeaders.PROTOCOL_VERSION) == null) {
             return ModernError.headerMismatch("the MCP-Protocol-Version header is required on every request of "
                     + "protocol 2026-07-28 and must equal params._meta[\"io.modelcontextprotocol/protocolVersion\"]");
         }
         String method = exchange.header(MCP_METHOD);
+        if (method == null && !mirroredRequired) {
+            return null;
+        }
         if (method == null) {
             return ModernError.headerMismatch("the Mcp-Method header is required; send Mcp-Method: " + request.method());
         }
@@ -49,6 +57,9 @@ final class ModernHeaders {
             return null;
         }
         String name = exchange.header(MCP_NAME);
+        if (name == null && !mirroredRequired) {
+            return null;
+        }
         if (name == null) {
             return ModernError.headerMismatch("the Mcp-Name header is required on " + request.method()
                     + " and must equal params." + field);

@@ -32,11 +32,14 @@ final class ModernPosts {
     private final McpJsonMapper json;
     /** hands an opened event stream to the core, which ends it at shutdown */
     private final Consumer<EventStream> track;
+    /** whether Mcp-Method and Mcp-Name must be there (see {@link StreamableCore#mirroredHeadersMayBeMissing}) */
+    private final boolean mirroredRequired;
 
-    ModernPosts(ModernLane lane, McpJsonMapper json, Consumer<EventStream> track) {
+    ModernPosts(ModernLane lane, McpJsonMapper json, Consumer<EventStream> track, boolean mirroredRequired) {
         this.lane = lane;
         this.json = json;
         this.track = track;
+        this.mirroredRequired = mirroredRequired;
     }
 
     void handle(StreamableExchange exchange, String identity, McpSchema.JSONRPCMessage message, Era.Route route) {
@@ -46,7 +49,8 @@ final class ModernPosts {
         }
         ModernError error = route.refusal();
         if (error == null) {
-            error = ModernHeaders.check(exchange, request, request.params() instanceof JsonNode n ? n : null);
+            error = ModernHeaders.check(exchange, request, request.params() instanceof JsonNode n ? n : null,
+                    mirroredRequired);
         }
         if (error == null) {
             error = lane.check(request);

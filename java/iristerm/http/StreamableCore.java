@@ -108,6 +108,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     private final Set<RequestStream> requests = ConcurrentHashMap.newKeySet();
     private volatile McpStreamableServerSession.Factory sessionFactory;
     private volatile ModernPosts modern;
+    private volatile boolean mirroredHeadersRequired = true;
     private volatile boolean closing;
 
     /** A core allowing {@link #DEFAULT_MAX_SESSIONS_PER_IDENTITY} sessions per identity. */
@@ -141,7 +142,16 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
 
     @Override
     public void serveModern(ModernLane lane) {
-        this.modern = new ModernPosts(lane, json, this::track);
+        this.modern = new ModernPosts(lane, json, this::track, mirroredHeadersRequired);
+    }
+
+    /**
+     * For an endpoint behind a gateway that does not pass on the {@code Mcp-Method} and
+     * {@code Mcp-Name} headers of MCP 2026-07-28: their absence is then no mismatch (their presence
+     * is still checked). Call before the server is built on this core.
+     */
+    public void mirroredHeadersMayBeMissing() {
+        mirroredHeadersRequired = false;
     }
 
     @Override

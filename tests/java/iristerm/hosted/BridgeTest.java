@@ -313,6 +313,16 @@ class BridgeTest {
         serve(true);
         Answer listed = modern("alice", 7, "tools/list", null, "");
         assertTrue(listed.response(7).path("result").path("tools").size() > 0, listed.body());
+
+        // only the headers Terminal.REST passes on (no Mcp-Method, Mcp-Name): served; a wrong one still refused
+        Map<String, String> passed = postHeaders(null);
+        passed.put("MCP-Protocol-Version", "2026-07-28");
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+                + "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+        Answer plain = request("alice", "POST", passed, body);
+        assertTrue(plain.response(8).path("result").path("tools").size() > 0, plain.body());
+        passed.put("Mcp-Method", "tools/call");
+        assertEquals(400, request("alice", "POST", passed, body).status());
     }
 
     @Test
