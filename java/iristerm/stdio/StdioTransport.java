@@ -216,7 +216,7 @@ public final class StdioTransport implements McpServerTransportProvider, ModernC
         if (message instanceof McpSchema.JSONRPCNotification n) {
             if ("notifications/cancelled".equals(n.method())) {
                 Object id = requestId(n.params());
-                StdioOutbox call = id == null ? null : modernCalls.get(id);
+                StdioOutbox call = id == null ? null : modernCalls.remove(id);
                 if (call != null) {
                     call.cancelled().complete(null);
                 }
