@@ -124,9 +124,12 @@ class StdioErasIT {
             assertEquals(List.of(uri), strings(ack.path("params").path("notifications").path("resourceSubscriptions")),
                     "only the caller's own transcript is honoured, and no list notifications: " + ack);
 
-            JsonNode sent = m.call(modern(2, "tools/call", Map.of("name", "session_send", "arguments",
-                    Map.of("session", session, "text", "echo hi-$((6*7))", "wait_ms", 10000,
+            // with a progressToken, the wait reports on the call's own messages (about once a second)
+            JsonNode sent = m.call(modernWithProgress(2, "tools/call", Map.of("name", "session_send", "arguments",
+                    Map.of("session", session, "text", "echo tick; sleep 2; echo hi-$((6*7))", "wait_ms", 10000,
                             "until", Map.of("pattern", "hi-42"))))).path("result");
+            JsonNode progress = m.next(n -> "notifications/progress".equals(n.path("method").asString()));
+            assertEquals("call-2", progress.path("params").path("progressToken").asString(), progress::toString);
             assertEquals("pattern", sent.path("structuredContent").path("reason").asString(), sent::toString);
             JsonNode updated = m.next(n -> "notifications/resources/updated".equals(n.path("method").asString()));
             assertEquals(uri, updated.path("params").path("uri").asString());
@@ -179,6 +182,14 @@ class StdioErasIT {
         p.put("_meta", Map.of("io.modelcontextprotocol/protocolVersion", "2026-07-28",
                 "io.modelcontextprotocol/clientCapabilities", Map.of(),
                 "io.modelcontextprotocol/clientInfo", Map.of("name", "raw", "version", "1")));
+        return message(id, method, p);
+    }
+
+    /** A modern request whose {@code _meta} asks for progress with the token {@code call-<id>}. */
+    private static String modernWithProgress(int id, String method, Map<String, Object> params) {
+        Map<String, Object> p = new LinkedHashMap<>(params);
+        p.put("_meta", Map.of("io.modelcontextprotocol/protocolVersion", "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities", Map.of(), "progressToken", "call-" + id));
         return message(id, method, p);
     }
 
