@@ -1,7 +1,6 @@
 package iristerm.mcp;
 
 import iristerm.json.Json;
-import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
 import io.modelcontextprotocol.server.McpStatelessServerFeatures;
@@ -68,6 +67,16 @@ public final class ServerAssembly implements AutoCloseable {
     /** what the server offers, as its initialize answer says */
     public static final McpSchema.ServerCapabilities CAPABILITIES = McpSchema.ServerCapabilities.builder()
             .tools(false).resources(false, false).logging().completions().build();
+
+    private static final McpSchema.ResourceTemplate TEMPLATE = McpSchema.ResourceTemplate.builder()
+            .uriTemplate(TRANSCRIPT_TEMPLATE)
+            .name("transcript")
+            .title("Session transcript")
+            .description("Everything a session wrote (the last 1 MiB), escape sequences removed")
+            .mimeType("text/plain")
+            .build();
+    private static final McpSchema.ResourceReference TRANSCRIPT_REFERENCE =
+            new McpSchema.ResourceReference(TRANSCRIPT_TEMPLATE);
 
     private final ServerContext ctx;
     private final List<ToolSpec> tools = new ArrayList<>();
@@ -149,7 +158,7 @@ public final class ServerAssembly implements AutoCloseable {
     }
 
     /** The modern (2026-07-28) side, built once on first use: the same tools and resources, stateless. */
-    public synchronized ModernLane modern() {
+    private synchronized ModernLane modern() {
         if (modern == null) {
             ModernServer.Attachment attachment = new ModernServer.Attachment();
             var spec = McpServer.sync(attachment).immediateExecution(true)
@@ -192,16 +201,6 @@ public final class ServerAssembly implements AutoCloseable {
                 (exchange, request) -> completeSession(identity(exchange), request)));
         return spec.build();
     }
-
-    private static final McpSchema.ResourceTemplate TEMPLATE = McpSchema.ResourceTemplate.builder()
-            .uriTemplate(TRANSCRIPT_TEMPLATE)
-            .name("transcript")
-            .title("Session transcript")
-            .description("Everything a session wrote (the last 1 MiB), escape sequences removed")
-            .mimeType("text/plain")
-            .build();
-    private static final McpSchema.ResourceReference TRANSCRIPT_REFERENCE =
-            new McpSchema.ResourceReference(TRANSCRIPT_TEMPLATE);
 
     /** A validator that knows this server's own results (see {@link ToolSchemas}). */
     private ToolSchemas schemas() {
