@@ -79,6 +79,11 @@ final class ModernPosts {
         }
     }
 
+    /** Ends the subscriptions with their answers, before the core ends the streams that carry them. */
+    void closing() {
+        lane.closing();
+    }
+
     private void run(String identity, McpSchema.JSONRPCRequest request, ModernLane.Outbox out) {
         try {
             lane.run(identity, request, out);

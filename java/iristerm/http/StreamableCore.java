@@ -184,8 +184,9 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
 
     /**
      * Refuses new requests, lets running ones finish for a short grace and answers the rest with a
-     * "shutting down" error, closes every session (ending its streams), then waits a bounded time
-     * for all responses to finish and drops those that did not.
+     * "shutting down" error, ends the subscriptions of MCP 2026-07-28 with their answers, closes
+     * every session (ending its streams), then waits a bounded time for all responses to finish and
+     * drops those that did not.
      */
     @Override
     public Mono<Void> closeGracefully() {
@@ -197,6 +198,10 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                     .onErrorResume(TimeoutException.class, e -> Mono.empty())
                     .then(Mono.defer(() -> {
                         requests.forEach(StreamableCore::failShuttingDown);
+                        ModernPosts lane = modern;
+                        if (lane != null) {
+                            lane.closing();
+                        }
                         return closeSessionsAndStreams();
                     }));
         });

@@ -117,6 +117,11 @@ final class ModernServer implements ModernLane {
         }
     }
 
+    @Override
+    public void closing() {
+        subscriptions.close();
+    }
+
     private void delegate(String identity, McpSchema.JSONRPCRequest posted, Outbox out) {
         RequestParams.Checked checked = RequestParams.check(posted);
         if (checked.refusal() != null) {

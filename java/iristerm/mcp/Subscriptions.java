@@ -112,7 +112,7 @@ final class Subscriptions implements AutoCloseable {
         }
     }
 
-    /** Ends every subscription with its final answer and stops the watcher. */
+    /** Ends every subscription with its final answer and stops the watcher; later listens end at once. Idempotent. */
     @Override
     public void close() {
         Thread t;

@@ -32,6 +32,12 @@ public interface ModernLane {
      */
     void run(String identity, McpSchema.JSONRPCRequest request, Outbox out);
 
+    /**
+     * The transport is shutting down: requests that last (subscriptions) end now, each with its
+     * answer, while their streams can still carry it.
+     */
+    void closing();
+
     /** Where one modern request's messages go: its own HTTP answer, or stdout on stdio. */
     interface Outbox {
         /**

@@ -153,6 +153,30 @@ class HttpErasIT {
                 headers("tools/call", "session_close")).body());
     }
 
+    @Test
+    void aSubscriptionGetsItsAnswerWhenTheServerShutsDown(@TempDir Path ownDir) throws Exception {
+        try (ServeProcess own = ServeProcess.start(StdioServer.jar(), ownDir, List.of("--no-auth"), 60)) {
+            HttpRequest.Builder listen = HttpRequest.newBuilder(own.endpoint()).timeout(WAIT)
+                    .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+                    .POST(HttpRequest.BodyPublishers.ofString(modern("l2", "subscriptions/listen",
+                            Map.of("notifications", Map.of()))));
+            headers("subscriptions/listen", null).forEach(listen::header);
+            HttpResponse<Stream<String>> stream = http.send(listen.build(), HttpResponse.BodyHandlers.ofLines());
+            BlockingQueue<JsonNode> notes = new LinkedBlockingQueue<>();
+            Thread reader = new Thread(() -> stream.body().filter(l -> l.startsWith("data:"))
+                    .forEach(l -> notes.add(Json.MAPPER.readTree(l.substring(5).strip()))), "listen-reader");
+            reader.setDaemon(true);
+            reader.start();
+            assertEquals("notifications/subscriptions/acknowledged", poll(notes).path("method").asString());
+            own.process().destroy();
+            JsonNode end = poll(notes);
+            assertEquals("l2", end.path("id").asString(), end::toString);
+            assertEquals("complete", end.path("result").path("resultType").asString(), end::toString);
+            assertEquals("l2", end.path("result").path("_meta").path("io.modelcontextprotocol/subscriptionId")
+                    .asString(), end::toString);
+        }
+    }
+
     private static JsonNode poll(BlockingQueue<JsonNode> q) throws InterruptedException {
         JsonNode n = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertNotNull(n, "nothing on the subscription stream within " + WAIT);
