@@ -35,6 +35,8 @@ final class Subscriptions implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Subscriptions.class);
     /** how long the watcher waits for a change before looking at its subscriptions again */
     private static final long WAIT_MILLIS = 1000;
+    /** open subscriptions one identity may hold (one stream can watch all of its sessions) */
+    static final int MAX_PER_IDENTITY = 32;
 
     private final SessionChanges changes;
     /** the caller's session a transcript URI names; throws when it is not the caller's or not there */
@@ -59,7 +61,13 @@ final class Subscriptions implements AutoCloseable {
                     + "honours {\"resourceSubscriptions\": [\"" + ServerAssembly.TRANSCRIPT_TEMPLATE + "\", …]}", null)));
             return;
         }
-        Listen listen = new Listen(request.id(), out);
+        if (open.stream().filter(l -> l.identity.equals(identity)).count() >= MAX_PER_IDENTITY) {
+            out.send(McpSchema.JSONRPCResponse.error(request.id(), new McpSchema.JSONRPCResponse.JSONRPCError(
+                    ErrorCodes.INVALID_REQUEST, "too many subscriptions: " + MAX_PER_IDENTITY + " are open for you "
+                    + "already; one subscription can watch all of your sessions, and closing its stream ends it", null)));
+            return;
+        }
+        Listen listen = new Listen(identity, request.id(), out);
         List<String> honoured = new ArrayList<>();
         for (JsonNode uri : uris == null ? List.<JsonNode>of() : uris) {
             if (!uri.isString() || honoured.contains(uri.asString())) {
@@ -131,11 +139,13 @@ final class Subscriptions implements AutoCloseable {
 
     /** One subscription: the sessions it watches and what it last told about each. */
     private static final class Listen {
+        private final String identity;
         private final Object id;
         private final Outbox out;
         private final List<Watched> watched = new ArrayList<>();
 
-        Listen(Object id, Outbox out) {
+        Listen(String identity, Object id, Outbox out) {
+            this.identity = identity;
             this.id = id;
             this.out = out;
         }

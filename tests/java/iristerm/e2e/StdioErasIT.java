@@ -124,9 +124,10 @@ class StdioErasIT {
             assertEquals(List.of(uri), strings(ack.path("params").path("notifications").path("resourceSubscriptions")),
                     "only the caller's own transcript is honoured, and no list notifications: " + ack);
 
-            // with a progressToken, the wait reports on the call's own messages (about once a second)
+            // with a progressToken, the wait reports on the call's own messages (about once a second, when
+            // output came since the last report: three seconds of it give at least one)
             JsonNode sent = m.call(modernWithProgress(2, "tools/call", Map.of("name", "session_send", "arguments",
-                    Map.of("session", session, "text", "echo tick; sleep 2; echo hi-$((6*7))", "wait_ms", 10000,
+                    Map.of("session", session, "text", "for i in 1 2 3; do sleep 1; echo tick-$i; done; echo hi-$((6*7))", "wait_ms", 20000,
                             "until", Map.of("pattern", "hi-42"))))).path("result");
             JsonNode progress = m.next(n -> "notifications/progress".equals(n.path("method").asString()));
             assertEquals("call-2", progress.path("params").path("progressToken").asString(), progress::toString);
@@ -151,6 +152,14 @@ class StdioErasIT {
                     Map.of("session", session, "text", "echo still-$((6*7))", "wait_ms", 10000,
                             "until", Map.of("pattern", "still-42"))))).path("result");
             assertEquals("pattern", again.path("structuredContent").path("reason").asString(), again::toString);
+
+            // subscriptions are bounded per identity; the 33rd is refused in plain words
+            for (int i = 0; i < 31; i++) {
+                server.send(modern("more-" + i, "subscriptions/listen", Map.of("notifications", Map.of())));
+                m.next(n -> "notifications/subscriptions/acknowledged".equals(n.path("method").asString()));
+            }
+            JsonNode tooMany = m.call(modern(7, "subscriptions/listen", Map.of("notifications", Map.of())));
+            says(tooMany.path("error").path("message").asString(), "too many subscriptions");
 
             m.call(modern(6, "tools/call", Map.of("name", "session_close", "arguments", Map.of("session", session))));
             m.next(n -> "notifications/resources/updated".equals(n.path("method").asString()));
