@@ -1,6 +1,6 @@
 package iristerm.cli;
 
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import picocli.CommandLine;
 import tools.jackson.databind.JsonNode;
 

@@ -5,7 +5,7 @@ import io.modelcontextprotocol.spec.McpSchema;
 import iristerm.http.McpHttpServer;
 import iristerm.jsonrpc.InboundMessage;
 import iristerm.jsonrpc.RequestParams;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.Version;
 

@@ -17,7 +17,7 @@ import iristerm.iris.IrisApi;
 import iristerm.iris.IrisCalls;
 import iristerm.iris.IrisFields;
 import iristerm.iris.IrisMethod;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import iristerm.mcp.Limits;
 import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.ServerContext;
@@ -90,6 +90,8 @@ final class HostedServer implements AutoCloseable {
                     new HostedProcessPolicy(config.processEnabled(), privileges));
             ServerAssembly assembly = new ServerAssembly(ctx, new IrisApi(iris));
             StreamableCore core = new StreamableCore(Json.MCP, MAX_BODY_BYTES, MCP_SESSION_IDLE, System::nanoTime);
+            // Terminal.REST passes on a fixed list of headers (its HEADERS parameter), without these two yet
+            core.mirroredHeadersMayBeMissing();
             McpSyncServer mcp = assembly.build(core, true);
             log().info("IRIS-hosted MCP server ready (data in {}, process engine {})", config.dataDir(),
                     config.processEnabled() ? "enabled for holders of " + HostedProcessPolicy.RESOURCE + ":USE" : "off");

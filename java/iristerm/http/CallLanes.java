@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.modelcontextprotocol.spec.McpSchema;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The threads the standalone server runs MCP requests on. Each identity has lanes of its own, so
@@ -47,9 +48,13 @@ final class CallLanes implements AutoCloseable {
     }
 
     private static boolean isControl(McpSchema.JSONRPCRequest request) {
-        return McpSchema.METHOD_TOOLS_CALL.equals(request.method())
-                && request.params() instanceof McpSchema.CallToolRequest call
-                && CONTROL_TOOLS.contains(call.name());
+        if (!McpSchema.METHOD_TOOLS_CALL.equals(request.method())) {
+            return false;
+        }
+        // a 2025 request's params are converted already; a 2026 one's are still the JSON tree
+        String tool = request.params() instanceof McpSchema.CallToolRequest call ? call.name()
+                : request.params() instanceof JsonNode tree ? tree.path("name").asString("") : "";
+        return CONTROL_TOOLS.contains(tool);
     }
 
     private ThreadPoolExecutor lane(String identity, String kind) {

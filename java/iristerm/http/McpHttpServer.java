@@ -21,7 +21,7 @@ import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
 import org.xnio.Xnio;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import iristerm.security.OriginPolicy;
 import iristerm.security.Tokens;
 

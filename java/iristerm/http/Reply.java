@@ -29,10 +29,15 @@ public record Reply(int status, Map<String, String> headers, String body) {
 
     /**
      * An HTTP error whose body is a JSON-RPC error response with a null id, the form the MCP
-     * specification suggests for transport-level rejections.
+     * specification suggests for transport-level rejections where no id could be read.
      */
     public static Reply error(int status, int code, String message) {
-        return json(status, new Refusal(code, message, null).toJson());
+        return error(status, code, message, null);
+    }
+
+    /** An HTTP error answering the request with {@code id} (null when its body had none, or none was read). */
+    public static Reply error(int status, int code, String message, Object id) {
+        return json(status, new Refusal(code, message, id).toJson());
     }
 
     /** This reply with one more header. */

@@ -27,6 +27,10 @@ import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.ProtocolVersions;
 import iristerm.jsonrpc.RequestParams;
 import iristerm.mcp.Caller;
+import iristerm.modern.Era;
+import iristerm.modern.ModernCapable;
+import iristerm.modern.ModernLane;
+import iristerm.modern.Protocol;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -59,8 +63,13 @@ import reactor.core.publisher.Mono;
  * events, at most {@value SessionStreams#BUFFER_BYTES} bytes; an id whose following events have
  * left it, or that this session never issued, is refused with 400 rather than resumed with a gap.
  * A tool may free its request's connection early through {@link #CONTEXT_CLOSE_SSE_STREAM}.
+ *
+ * <p>Beside those sessions, once given a {@link ModernLane}, the same endpoint serves MCP
+ * 2026-07-28 POSTs statelessly ({@link ModernPosts}): which era a POST belongs to is decided by
+ * how it opens ({@link Era}), before any session is looked up. Every error answering a POST
+ * whose body could be read carries the request's id.
  */
-public final class StreamableCore implements McpStreamableServerTransportProvider {
+public final class StreamableCore implements McpStreamableServerTransportProvider, ModernCapable {
 
     private static final Logger log = LoggerFactory.getLogger(StreamableCore.class);
 
@@ -102,6 +111,8 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     private final Set<EventStream> streams = ConcurrentHashMap.newKeySet();
     private final Set<RequestStream> requests = ConcurrentHashMap.newKeySet();
     private volatile McpStreamableServerSession.Factory sessionFactory;
+    private volatile ModernPosts modern;
+    private volatile boolean mirroredHeadersRequired = true;
     private volatile boolean closing;
 
     /** A core allowing {@link #DEFAULT_MAX_SESSIONS_PER_IDENTITY} sessions per identity. */
@@ -145,6 +156,20 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     }
 
     @Override
+    public void serveModern(ModernLane lane) {
+        this.modern = new ModernPosts(lane, json, this::track, mirroredHeadersRequired, lanes);
+    }
+
+    /**
+     * For an endpoint behind a gateway that does not pass on the {@code Mcp-Method} and
+     * {@code Mcp-Name} headers of MCP 2026-07-28: their absence is then no mismatch (their presence
+     * is still checked). Call before the server is built on this core.
+     */
+    public void mirroredHeadersMayBeMissing() {
+        mirroredHeadersRequired = false;
+    }
+
+    @Override
     public void setSessionFactory(McpStreamableServerSession.Factory sessionFactory) {
         this.sessionFactory = sessionFactory;
     }
@@ -174,8 +199,9 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
 
     /**
      * Refuses new requests, lets running ones finish for a short grace and answers the rest with a
-     * "shutting down" error, closes every session (ending its streams), then waits a bounded time
-     * for all responses to finish and drops those that did not.
+     * "shutting down" error, ends the subscriptions of MCP 2026-07-28 with their answers, closes
+     * every session (ending its streams), then waits a bounded time for all responses to finish and
+     * drops those that did not.
      */
     @Override
     public Mono<Void> closeGracefully() {
@@ -189,6 +215,10 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                         requests.forEach(StreamableCore::failShuttingDown);
                         if (lanes != null) {
                             lanes.close();
+                        }
+                        ModernPosts lane = modern;
+                        if (lane != null) {
+                            lane.closing();
                         }
                         return closeSessionsAndStreams();
                     }));
@@ -273,18 +303,27 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             return;
         }
         McpSchema.JSONRPCMessage message = posted.message();
+        Object id = message instanceof McpSchema.JSONRPCRequest r ? r.id() : null;
         String accept = exchange.header("Accept");
         if (!AcceptHeader.accepts(accept, Reply.APPLICATION_JSON) || !AcceptHeader.accepts(accept, EVENT_STREAM)) {
             exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST,
-                    "Accept header must list both application/json and text/event-stream"));
+                    "Accept header must list both application/json and text/event-stream", id));
             return;
+        }
+        ModernPosts lane = modern;
+        if (lane != null) {
+            Era.Route route = Era.of(message, exchange.header(HttpHeaders.PROTOCOL_VERSION));
+            if (route.modern()) {
+                lane.handle(exchange, identity, message, route);
+                return;
+            }
         }
         if (message instanceof McpSchema.JSONRPCRequest request
                 && McpSchema.METHOD_INITIALIZE.equals(request.method())) {
             initialize(exchange, identity, request);
             return;
         }
-        McpSessions.Entry session = sessionOf(exchange, identity);
+        McpSessions.Entry session = sessionOf(exchange, identity, id);
         if (session == null) {
             return;
         }
@@ -401,7 +440,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                     + identity + "' already holds " + sessions.maxPerOwner() + ", the most allowed. End sessions "
                     + "you no longer use (HTTP DELETE with their Mcp-Session-Id header; closing an MCP client does "
                     + "that), or wait: sessions unused for " + sessionIdleTimeout.toSeconds()
-                    + " s are closed."));
+                    + " s are closed.", request.id()));
             return;
         }
         McpSessions.Entry session = opened.entry();
@@ -412,19 +451,20 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                     try {
                         body = json.writeValueAsString(McpSchema.JSONRPCResponse.result(request.id(), result));
                     } catch (IOException e) {
-                        failInitialize(exchange, session, e);
+                        failInitialize(exchange, session, request.id(), e);
                         return;
                     }
                     session.streams().negotiated(result.protocolVersion());
                     exchange.respond(Reply.json(200, body).with(HttpHeaders.MCP_SESSION_ID, session.mcp().getId()));
-                }, e -> failInitialize(exchange, session, e));
+                }, e -> failInitialize(exchange, session, request.id(), e));
     }
 
-    private void failInitialize(StreamableExchange exchange, McpSessions.Entry session, Throwable e) {
+    private void failInitialize(StreamableExchange exchange, McpSessions.Entry session, Object requestId, Throwable e) {
         log.warn("Initializing MCP session failed: {}", LogText.brief(e));
         sessions.remove(session);
         session.mcp().close();
-        exchange.respond(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "Failed to initialize session: " + rootMessage(e)));
+        exchange.respond(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "Failed to initialize session: " + rootMessage(e),
+                requestId));
     }
 
     private void get(StreamableExchange exchange, String identity) {
@@ -438,7 +478,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST, "Accept header must list text/event-stream"));
             return;
         }
-        McpSessions.Entry session = sessionOf(exchange, identity);
+        McpSessions.Entry session = sessionOf(exchange, identity, null);
         if (session == null) {
             return;
         }
@@ -473,7 +513,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     }
 
     private void delete(StreamableExchange exchange, String identity) {
-        McpSessions.Entry session = sessionOf(exchange, identity);
+        McpSessions.Entry session = sessionOf(exchange, identity, null);
         if (session == null) {
             return;
         }
@@ -482,25 +522,35 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     }
 
     /**
-     * The session a non-initialize request names, or null after answering 400 (no id, bad
-     * protocol version) or 404 (unknown, expired, or opened by another identity).
+     * The session a non-initialize message names, or null after answering 400 (no id, bad
+     * protocol version), 404 (unknown, expired, or opened by another identity), or 405 (a GET or
+     * DELETE of MCP 2026-07-28, which has neither). {@code requestId} is echoed in the error: the
+     * POSTed request's id, null for GET and DELETE.
      */
-    private McpSessions.Entry sessionOf(StreamableExchange exchange, String identity) {
+    private McpSessions.Entry sessionOf(StreamableExchange exchange, String identity, Object requestId) {
         String version = exchange.header(HttpHeaders.PROTOCOL_VERSION);
-        if (version != null && !PROTOCOL_VERSIONS.contains(version)) {
-            exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST,
-                    "Unsupported MCP-Protocol-Version " + LogText.brief(version) + "; supported: " + PROTOCOL_VERSIONS));
+        String id = exchange.header(HttpHeaders.MCP_SESSION_ID);
+        boolean noSession = id == null || id.isBlank();
+        if (noSession && requestId == null && Protocol.isModern(version) && modern != null) {
+            exchange.respond(Reply.error(405, ErrorCodes.INVALID_REQUEST, "Protocol " + LogText.brief(version)
+                    + " has no " + exchange.method() + " on the MCP endpoint; POST subscriptions/listen for a stream "
+                    + "of notifications").with("Allow", "POST"));
             return null;
         }
-        String id = exchange.header(HttpHeaders.MCP_SESSION_ID);
-        if (id == null || id.isBlank()) {
+        if (version != null && !PROTOCOL_VERSIONS.contains(version)) {
+            exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST, "Unsupported MCP-Protocol-Version "
+                    + LogText.brief(version) + "; supported: " + PROTOCOL_VERSIONS, requestId));
+            return null;
+        }
+        if (noSession) {
             exchange.respond(Reply.error(400, ErrorCodes.INVALID_REQUEST,
-                    "Mcp-Session-Id header required; start a session with initialize"));
+                    "Mcp-Session-Id header required; start a session with initialize", requestId));
             return null;
         }
         McpSessions.Entry session = sessions.find(id, identity);
         if (session == null) {
-            exchange.respond(Reply.error(404, SESSION_NOT_FOUND, "Session not found: " + LogText.brief(id)));
+            exchange.respond(Reply.error(404, SESSION_NOT_FOUND, "Session not found: " + LogText.brief(id),
+                    requestId));
         }
         return session;
     }
@@ -512,13 +562,16 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
      */
     private EventStream openStream(StreamableExchange exchange, McpSessions.Entry session) {
         EventStream events = exchange.openEventStream();
-        streams.add(events);
+        track(events);
         session.streams().carriedBy(events);
-        events.closed().thenRun(() -> {
-            streams.remove(events);
-            sessions.touch(session);
-        });
+        events.closed().thenRun(() -> sessions.touch(session));
         return events;
+    }
+
+    /** Keeps an event stream until it ends, so shutdown can end it. */
+    private void track(EventStream events) {
+        streams.add(events);
+        events.closed().thenRun(() -> streams.remove(events));
     }
 
     /** Answers {@code status} with no body once {@code work} completes, or an error if it fails. */

@@ -3,7 +3,7 @@ package iristerm.jsonrpc;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 
 /**
  * Why an inbound message is not handled, as the JSON-RPC error that answers it: a code, a message

@@ -8,7 +8,7 @@ import java.util.function.Function;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 
@@ -17,7 +17,7 @@ import tools.jackson.databind.JsonNode;
  * answers a missing or mistyped field with an internal error that names Java classes, this
  * answers -32602 with the field and what to send. The check is the one conversion of the params:
  * the request handed on carries them as the SDK type of its method (a map for the methods without
- * a rule), which the SDK's mapper takes as it is ({@link iristerm.mcp.Json#MCP}).
+ * a rule), which the SDK's mapper takes as it is ({@link iristerm.json.Json#MCP}).
  */
 public final class RequestParams {
 

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.modelcontextprotocol.spec.McpSchema;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import tools.jackson.databind.JsonNode;
 
 /**

@@ -1,6 +1,7 @@
 package iristerm.mcp;
 
 import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.spec.McpSchema;
 import iristerm.session.Session;
 import iristerm.ui.SessionOutput;
@@ -73,17 +74,28 @@ public final class AppView {
 
     /** The view as a resource: listed, and read by hosts before they render a result of the three tools. */
     static McpServerFeatures.SyncResourceSpecification resource() {
-        McpSchema.Resource r = McpSchema.Resource.builder()
+        return new McpServerFeatures.SyncResourceSpecification(described(), (exchange, req) -> read());
+    }
+
+    /** The same resource for the stateless (2026-07-28) lane. */
+    static McpStatelessServerFeatures.SyncResourceSpecification modernResource() {
+        return new McpStatelessServerFeatures.SyncResourceSpecification(described(), (context, req) -> read());
+    }
+
+    private static McpSchema.Resource described() {
+        return McpSchema.Resource.builder()
                 .uri(URI)
                 .name("terminal-view")
                 .title("Live terminal")
                 .description("The live terminal of a session, with Interrupt and Close, for hosts that render MCP Apps")
                 .mimeType(MIME_TYPE)
                 .build();
-        return new McpServerFeatures.SyncResourceSpecification(r, (exchange, req) -> new McpSchema.ReadResourceResult(
-                List.of(new McpSchema.TextResourceContents(URI, MIME_TYPE, html(),
-                        // prefersBorder: a terminal reads best framed; no csp: the view connects nowhere
-                        Map.of("ui", Map.of("prefersBorder", true))))));
+    }
+
+    private static McpSchema.ReadResourceResult read() {
+        return new McpSchema.ReadResourceResult(List.of(new McpSchema.TextResourceContents(URI, MIME_TYPE, html(),
+                // prefersBorder: a terminal reads best framed; no csp: the view connects nowhere
+                Map.of("ui", Map.of("prefersBorder", true)))));
     }
 
     /**

@@ -1,5 +1,6 @@
 package iristerm.mcp;
 
+import iristerm.json.Json;
 import iristerm.iris.IrisApi;
 import iristerm.iris.IrisEngine;
 import iristerm.iris.JobLink;

@@ -29,7 +29,7 @@ final class Results {
     /**
      * The text an agent sees first: the output itself, then one line of status. The output is copied
      * once, into the answer's text, whose serialization escapes it once for both places it goes
-     * (see {@link ReadAnswerSerializer}).
+     * (see iristerm.json.ReadAnswerSerializer).
      */
     static String readText(ReadResult r) {
         StringBuilder b = new StringBuilder();

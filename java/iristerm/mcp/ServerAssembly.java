@@ -1,7 +1,9 @@
 package iristerm.mcp;
 
+import iristerm.json.Json;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpServerFeatures;
+import io.modelcontextprotocol.server.McpStatelessServerFeatures;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpError;
@@ -9,7 +11,10 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpServerTransportProviderBase;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import iristerm.iris.IrisApi;
+import iristerm.json.Json;
 import iristerm.jsonrpc.Plain;
+import iristerm.modern.ModernCapable;
+import iristerm.modern.ModernLane;
 import iristerm.session.NotifyTarget;
 import iristerm.session.Session;
 import iristerm.session.SessionException;
@@ -25,7 +30,10 @@ import java.util.regex.Pattern;
 
 /**
  * The one place the MCP server is put together: the tools, the transcript resources and the
- * instructions. Transports only hand it their provider.
+ * instructions, defined once and served in both eras: the SDK's session server for clients that
+ * open with initialize (2025-11-25 and earlier), and its stateless server behind
+ * {@link ModernServer} for MCP 2026-07-28 requests, on the same transport. Transports only hand it
+ * their provider.
  */
 public final class ServerAssembly implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ServerAssembly.class);
@@ -56,15 +64,26 @@ public final class ServerAssembly implements AutoCloseable {
               session (status ok/error/reading/running; answer a READ with session_send). iris_sql runs SQL.
             """;
 
-    /**
-     * what the server offers, as its initialize answer says; server/discover should declare the same
-     * extensions (the MCP Apps view, {@link AppView#CAPABILITY})
-     */
+    /** what the server offers, as its initialize answer says (server/discover: ModernServer.CAPABILITIES) */
     public static final McpSchema.ServerCapabilities CAPABILITIES = McpSchema.ServerCapabilities.builder()
             .tools(false).resources(false, false).logging().completions().extensions(AppView.CAPABILITY).build();
 
+    private static final McpSchema.ResourceTemplate TEMPLATE = McpSchema.ResourceTemplate.builder()
+            .uriTemplate(TRANSCRIPT_TEMPLATE)
+            .name("transcript")
+            .title("Session transcript")
+            .description("Everything a session wrote (the last 1 MiB), escape sequences removed")
+            .mimeType("text/plain")
+            .build();
+    private static final McpSchema.ResourceReference TRANSCRIPT_REFERENCE =
+            new McpSchema.ResourceReference(TRANSCRIPT_TEMPLATE);
+
     private final ServerContext ctx;
     private final List<ToolSpec> tools = new ArrayList<>();
+    /** the SDK's description of each tool, in the order of {@link #tools}: one for both eras */
+    private final List<McpSchema.Tool> described = new ArrayList<>();
+    private final Subscriptions subscriptions;
+    private volatile ModernServer modern;
     /** the transport the server was built on; notifications outside a call go through it */
     private volatile McpServerTransportProviderBase transport;
     /** whether that transport can reach a client after its call returned (a buffered one cannot) */
@@ -80,9 +99,17 @@ public final class ServerAssembly implements AutoCloseable {
         all.add(AppView.viewTool(ctx));
         all.addAll(irisTools.all());
         tools.addAll(IrisTools.serving(all));
+        tools.forEach(t -> described.add(describe(t)));
+        subscriptions = new Subscriptions(ctx.sessions(), this::transcriptSession);
     }
 
     private NotifyTarget notifier(Caller caller) {
+        if (caller.modern()) {
+            throw new SessionException("'notify' belongs to protocol 2025-11-25 and earlier (clients that open with "
+                    + "initialize); with protocol 2026-07-28 leave it out and send subscriptions/listen {\"notifications\": "
+                    + "{\"resourceSubscriptions\": [\"iris-terminal://sessions/<session>/transcript\"]}}: it tells you "
+                    + "when the session writes output or exits, then read with session_read.");
+        }
         McpServerTransportProviderBase t = transport;
         if (t == null || !pushes || caller.exchange() == null) {
             throw new SessionException("'notify' is not available on this server: it answers each request "
@@ -93,11 +120,12 @@ public final class ServerAssembly implements AutoCloseable {
     }
 
     /**
-     * Stops the progress notifications of calls still waiting and the listener for iris jobs' links;
-     * the sessions belong to their manager.
+     * Ends the subscriptions (each with its final answer), stops the progress notifications of calls still
+     * waiting and the listener for iris jobs' links; the sessions belong to their manager.
      */
     @Override
     public void close() {
+        subscriptions.close();
         progress.close();
         irisTools.close();
     }
@@ -113,6 +141,7 @@ public final class ServerAssembly implements AutoCloseable {
     public McpSyncServer build(StdioTransport transport) {
         this.transport = transport;
         this.pushes = true;
+        transport.serveModern(modern());
         return configure(McpServer.sync(transport));
     }
 
@@ -127,39 +156,72 @@ public final class ServerAssembly implements AutoCloseable {
     public McpSyncServer build(McpStreamableServerTransportProvider transport, boolean buffered) {
         this.transport = transport;
         this.pushes = !buffered;
+        if (transport instanceof ModernCapable capable) {
+            capable.serveModern(modern());
+        }
         return configure(McpServer.sync(transport));
     }
 
+    /** The modern (2026-07-28) side, built once on first use: the same tools and resources, stateless. */
+    private synchronized ModernLane modern() {
+        if (modern == null) {
+            ModernServer.Attachment attachment = new ModernServer.Attachment();
+            var spec = McpServer.sync(attachment).immediateExecution(true)
+                    .serverInfo(NAME, Version.current()).jsonMapper(Json.MCP).jsonSchemaValidator(schemas())
+                    .instructions(INSTRUCTIONS).capabilities(ModernServer.CAPABILITIES);
+            for (int i = 0; i < tools.size(); i++) {
+                ToolSpec t = tools.get(i);
+                spec.tools(new McpStatelessServerFeatures.SyncToolSpecification(described.get(i),
+                        (context, request) -> run(t, ModernServer.caller(context, progress, request),
+                                request.arguments())));
+            }
+            spec.resourceTemplates(new McpStatelessServerFeatures.SyncResourceTemplateSpecification(TEMPLATE,
+                    (context, request) -> readTranscript(ModernServer.identity(context), request)));
+            spec.resources(AppView.modernResource());
+            spec.completions(new McpStatelessServerFeatures.SyncCompletionSpecification(TRANSCRIPT_REFERENCE,
+                    (context, request) -> completeSession(ModernServer.identity(context), request)));
+            spec.build();
+            modern = new ModernServer(attachment.handler(), new McpSchema.Implementation(NAME, Version.current()),
+                    INSTRUCTIONS, subscriptions, ctx.localIdentity());
+        }
+        return modern;
+    }
+
     private McpSyncServer configure(McpServer.SyncSpecification<?> spec) {
-        ToolSchemas schemas = new ToolSchemas(Json.MAPPER);
         spec.serverInfo(NAME, Version.current())
                 .jsonMapper(Json.MCP)
-                .jsonSchemaValidator(schemas)
+                .jsonSchemaValidator(schemas())
                 .instructions(INSTRUCTIONS)
                 .immediateExecution(true)
                 .capabilities(CAPABILITIES);
-        for (ToolSpec t : tools) {
-            McpServerFeatures.SyncToolSpecification tool = toolSpecification(t);
-            schemas.ownResults(tool.tool().outputSchema());
-            spec.tools(tool);
+        for (int i = 0; i < tools.size(); i++) {
+            ToolSpec t = tools.get(i);
+            spec.tools(McpServerFeatures.SyncToolSpecification.builder()
+                    .tool(described.get(i))
+                    .callHandler((exchange, request) -> call(t, exchange, request))
+                    .build());
         }
-        spec.resourceTemplates(new McpServerFeatures.SyncResourceTemplateSpecification(
-                McpSchema.ResourceTemplate.builder()
-                        .uriTemplate(TRANSCRIPT_TEMPLATE)
-                        .name("transcript")
-                        .title("Session transcript")
-                        .description("Everything a session wrote (the last 1 MiB), escape sequences removed")
-                        .mimeType("text/plain")
-                        .build(),
-                this::readTranscript));
+        spec.resourceTemplates(new McpServerFeatures.SyncResourceTemplateSpecification(TEMPLATE,
+                (exchange, request) -> readTranscript(identity(exchange), request)));
+        spec.completions(new McpServerFeatures.SyncCompletionSpecification(TRANSCRIPT_REFERENCE,
+                (exchange, request) -> completeSession(identity(exchange), request)));
         spec.resources(AppView.resource());
-        spec.completions(new McpServerFeatures.SyncCompletionSpecification(
-                new McpSchema.ResourceReference(TRANSCRIPT_TEMPLATE), this::completeSession));
         return spec.build();
     }
 
-    private McpServerFeatures.SyncToolSpecification toolSpecification(ToolSpec t) {
-        McpSchema.Tool tool = McpSchema.Tool.builder()
+    /** A validator that knows this server's own results (see {@link ToolSchemas}). */
+    private ToolSchemas schemas() {
+        ToolSchemas schemas = new ToolSchemas(Json.MAPPER);
+        described.forEach(tool -> schemas.ownResults(tool.outputSchema()));
+        return schemas;
+    }
+
+    private String identity(McpSyncServerExchange exchange) {
+        return Caller.of(exchange, ctx.localIdentity()).identity();
+    }
+
+    private static McpSchema.Tool describe(ToolSpec t) {
+        return McpSchema.Tool.builder()
                 .name(t.name())
                 .title(t.title())
                 .description(t.description())
@@ -174,15 +236,11 @@ public final class ServerAssembly implements AutoCloseable {
                 .outputSchema(Json.MCP, t.outputSchema())
                 .meta(AppView.toolMeta(t.name()))
                 .build();
-        return McpServerFeatures.SyncToolSpecification.builder()
-                .tool(tool)
-                .callHandler((exchange, request) -> call(t, exchange, request))
-                .build();
     }
 
     private McpSchema.CallToolResult call(ToolSpec t, McpSyncServerExchange exchange, McpSchema.CallToolRequest req) {
-        return run(t, Caller.of(exchange, ctx.localIdentity()).withProgress(CallProgress.of(progress, exchange, req)),
-                req.arguments());
+        return run(t, Caller.of(exchange, ctx.localIdentity()).withProgress(CallProgress.of(progress,
+                exchange == null ? null : exchange::progressNotification, req, null)), req.arguments());
     }
 
     /**
@@ -192,7 +250,7 @@ public final class ServerAssembly implements AutoCloseable {
     public McpSchema.CallToolResult callAs(String identity, String tool, Map<String, Object> arguments) {
         ToolSpec t = tools.stream().filter(x -> x.name().equals(tool)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no tool " + tool));
-        return run(t, new Caller(identity, null, CallProgress.NONE), arguments);
+        return run(t, new Caller(identity, null, CallProgress.NONE, false), arguments);
     }
 
     /** A session as session_list shows it, for a view of other identities' sessions (an administrator's). */
@@ -233,13 +291,13 @@ public final class ServerAssembly implements AutoCloseable {
      * The {session} of the transcript template: the caller's own session ids whose id or name starts
      * with what was typed (a name completes to its session's id, which is what the URI needs).
      */
-    private McpSchema.CompleteResult completeSession(McpSyncServerExchange exchange, McpSchema.CompleteRequest req) {
+    private McpSchema.CompleteResult completeSession(String identity, McpSchema.CompleteRequest req) {
         if (!"session".equals(req.argument().name())) {
             return new McpSchema.CompleteResult(new McpSchema.CompleteResult.CompleteCompletion(List.of()));
         }
         String typed = req.argument().value() == null ? "" : req.argument().value();
         List<String> ids = new ArrayList<>();
-        for (Session s : ctx.sessions().list(Caller.of(exchange, ctx.localIdentity()).identity())) {
+        for (Session s : ctx.sessions().list(identity)) {
             if (s.id().startsWith(typed) || s.meta().name().startsWith(typed)) {
                 ids.add(s.id());
             }
@@ -249,8 +307,8 @@ public final class ServerAssembly implements AutoCloseable {
                 List.copyOf(shown), ids.size(), ids.size() > shown.size()));
     }
 
-    private McpSchema.ReadResourceResult readTranscript(McpSyncServerExchange exchange, McpSchema.ReadResourceRequest req) {
-        Session s = transcriptSession(exchange, req.uri());
+    private McpSchema.ReadResourceResult readTranscript(String identity, McpSchema.ReadResourceRequest req) {
+        Session s = transcriptSession(identity, req.uri());
         long end = s.bytes();
         var slice = s.log().read(Math.max(0, end - TRANSCRIPT_MAX_BYTES), TRANSCRIPT_MAX_BYTES);
         String text = iristerm.session.AnsiCleaner.clean(
@@ -259,13 +317,13 @@ public final class ServerAssembly implements AutoCloseable {
     }
 
     /** The caller's session a transcript URI names; unknown and foreign sessions are alike not found. */
-    private Session transcriptSession(McpSyncServerExchange exchange, String uri) {
+    Session transcriptSession(String identity, String uri) {
         Matcher m = TRANSCRIPT_URI.matcher(uri);
         if (!m.matches()) {
             throw resourceNotFound(uri, "use " + TRANSCRIPT_TEMPLATE);
         }
         try {
-            return ctx.sessions().get(Caller.of(exchange, ctx.localIdentity()).identity(), m.group(1));
+            return ctx.sessions().get(identity, m.group(1));
         } catch (SessionException e) {
             throw resourceNotFound(uri, e.getMessage());
         }

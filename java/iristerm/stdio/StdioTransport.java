@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,18 +30,28 @@ import iristerm.jsonrpc.InboundMessage;
 import iristerm.jsonrpc.Plain;
 import iristerm.jsonrpc.Refusal;
 import iristerm.jsonrpc.RequestParams;
-import iristerm.mcp.Json;
+import iristerm.modern.Era;
+import iristerm.modern.ModernCapable;
+import iristerm.modern.ModernError;
+import iristerm.modern.ModernLane;
+import iristerm.json.Json;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamWriteFeature;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectWriter;
 
 /**
  * MCP over newline-delimited JSON-RPC on a stream pair, for one client that spawned the server.
  * Unlike the SDK's stdio transport, no line ends the reading: a blank line is skipped, a line that
  * is not a message is answered with a JSON-RPC error, an over-long line is skipped to its newline
- * and answered too. The SDK's {@link McpServerSession} does the protocol.
+ * and answered too. The SDK's {@link McpServerSession} does the protocol of clients that open with
+ * {@code initialize} (2025-11-25 and earlier); a request whose {@code params._meta} claims MCP
+ * 2026-07-28 goes to the {@link ModernLane} instead, statelessly, at any time, beside that session.
+ * Every request is answered at any time: a ping before {@code notifications/initialized} by the
+ * transport itself, any other request before it with an error saying what to send first (the
+ * SDK would hold such a request until the session is initialized, for ever if it never is).
  *
  * <p>{@link #serve} reads on the calling thread until the input ends, then waits (bounded) until
  * the requests in flight are answered. Each request runs on a thread of its own from a bounded
@@ -49,7 +60,7 @@ import tools.jackson.databind.ObjectWriter;
  * they were read, on the reading thread. Output is written one message per line, whole, by the
  * thread that sends it.
  */
-public final class StdioTransport implements McpServerTransportProvider {
+public final class StdioTransport implements McpServerTransportProvider, ModernCapable {
     private static final Logger LOG = LoggerFactory.getLogger(StdioTransport.class);
 
     /**
@@ -74,6 +85,12 @@ public final class StdioTransport implements McpServerTransportProvider {
     /** held while a message is written, so lines never interleave */
     private final Object writing = new Object();
     private volatile McpServerSession session;
+    private volatile ModernLane modern;
+    /** the modern requests still running, by id, so notifications/cancelled can reach them */
+    private final Map<Object, StdioOutbox> modernCalls = new ConcurrentHashMap<>();
+    /** legacy handshake so far, as the reading thread has seen it (only that thread touches these) */
+    private boolean initializeRead;
+    private boolean initializedRead;
     private volatile boolean outputFailed;
     private volatile boolean closed;
 
@@ -88,6 +105,11 @@ public final class StdioTransport implements McpServerTransportProvider {
         this.out = out;
         this.maxLineBytes = maxLineBytes;
         requests.allowCoreThreadTimeOut(true);
+    }
+
+    @Override
+    public void serveModern(ModernLane lane) {
+        this.modern = lane;
     }
 
     @Override
@@ -121,6 +143,17 @@ public final class StdioTransport implements McpServerTransportProvider {
         InboundMessage inbound = InboundMessage.parse(bytes);
         Refusal refusal = inbound.refusal();
         McpSchema.JSONRPCMessage message = inbound.message();
+        ModernLane lane = modern;
+        if (refusal == null && lane != null) {
+            Era.Route route = Era.of(message, null);
+            if (route.modern()) {
+                acceptModern(lane, message, route.refusal());
+                return;
+            }
+        }
+        if (refusal == null && message instanceof McpSchema.JSONRPCRequest request) {
+            refusal = beforeInitialized(request);
+        }
         if (refusal == null && message instanceof McpSchema.JSONRPCRequest request) {
             RequestParams.Checked checked = RequestParams.check(request);
             refusal = checked.refusal();
@@ -129,6 +162,15 @@ public final class StdioTransport implements McpServerTransportProvider {
         if (refusal != null) {
             refuse(refusal, preview(bytes));
             return;
+        }
+        if (message instanceof McpSchema.JSONRPCRequest r && !initializedRead && McpSchema.METHOD_PING.equals(r.method())) {
+            // the SDK would hold it until the session is initialized; a ping needs no session
+            track(send(McpSchema.JSONRPCResponse.result(r.id(), Map.of())));
+            return;
+        }
+        if (message instanceof McpSchema.JSONRPCNotification n
+                && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
+            initializedRead = true;
         }
         if (message instanceof McpSchema.JSONRPCRequest) {
             McpSchema.JSONRPCMessage request = message;
@@ -141,6 +183,104 @@ public final class StdioTransport implements McpServerTransportProvider {
             }
         } else {
             track(session.handle(message).toFuture());
+        }
+    }
+
+    /**
+     * Why a legacy request cannot be handled yet (null when it can): before notifications/initialized
+     * only initialize and ping can be, and the SDK would hold any other request unanswered.
+     */
+    private Refusal beforeInitialized(McpSchema.JSONRPCRequest request) {
+        if (McpSchema.METHOD_INITIALIZE.equals(request.method())) {
+            initializeRead = true;
+            return null;
+        }
+        if (initializedRead || McpSchema.METHOD_PING.equals(request.method())) {
+            return null;
+        }
+        return new Refusal(ErrorCodes.INVALID_REQUEST, initializeRead
+                ? request.method() + " came before notifications/initialized; send that notification after the "
+                        + "answer to initialize, then the request again"
+                : request.method() + " needs a protocol version: open with initialize (protocol 2025-11-25 and "
+                        + "earlier), or put \"io.modelcontextprotocol/protocolVersion\": \"2026-07-28\" and "
+                        + "\"io.modelcontextprotocol/clientCapabilities\" in the request's params._meta "
+                        + "(protocol 2026-07-28, no initialize)", request.id());
+    }
+
+    /**
+     * A message of MCP 2026-07-28: a request runs on a request thread, statelessly; its answer
+     * and notifications are written as any other message. notifications/cancelled ends the wait
+     * of the request it names (and a subscription); other notifications need nothing.
+     */
+    private void acceptModern(ModernLane lane, McpSchema.JSONRPCMessage message, ModernError refused) {
+        if (message instanceof McpSchema.JSONRPCNotification n) {
+            if ("notifications/cancelled".equals(n.method())) {
+                Object id = requestId(n.params());
+                StdioOutbox call = id == null ? null : modernCalls.remove(id);
+                if (call != null) {
+                    call.cancelled().complete(null);
+                }
+            }
+            return;
+        }
+        McpSchema.JSONRPCRequest request = (McpSchema.JSONRPCRequest) message;
+        ModernError error = refused != null ? refused : lane.check(request);
+        if (error != null) {
+            track(send(error.toResponse(request.id())));
+            return;
+        }
+        StdioOutbox out = new StdioOutbox(key(request.id()));
+        modernCalls.put(out.id, out);
+        try {
+            track(CompletableFuture.runAsync(() -> lane.run(null, request, out), requests));
+        } catch (RejectedExecutionException e) {
+            modernCalls.remove(out.id);
+            LOG.debug("modern request read after shutdown began, not handled: {}", request.method());
+        }
+    }
+
+    /** The requestId of notifications/cancelled, as {@link #key} makes it. */
+    private static Object requestId(Object params) {
+        JsonNode id = params == null ? null : Json.MAPPER.valueToTree(params).get("requestId");
+        if (id == null) {
+            return null;
+        }
+        return id.isIntegralNumber() ? (Object) id.longValue() : id.isString() ? id.asString() : null;
+    }
+
+    /** A request id as a map key: any integer as a long, whatever type it was read as. */
+    private static Object key(Object id) {
+        return id instanceof Number n ? (Object) n.longValue() : id;
+    }
+
+    /** Writes one message, whole, on a line of its own. */
+    private CompletableFuture<Void> send(McpSchema.JSONRPCMessage message) {
+        return write(stdout -> LINES.writeValue(stdout, message));
+    }
+
+    /** One modern request's messages on stdout: until its response, and never after a cancellation. */
+    private final class StdioOutbox implements ModernLane.Outbox {
+        private final Object id;
+        private final CompletableFuture<Void> cancelled = new CompletableFuture<>();
+
+        StdioOutbox(Object id) {
+            this.id = id;
+        }
+
+        @Override
+        public boolean send(McpSchema.JSONRPCMessage message) {
+            if (cancelled.isDone()) {
+                return false;
+            }
+            if (message instanceof McpSchema.JSONRPCResponse) {
+                modernCalls.remove(id, this);
+            }
+            return !StdioTransport.this.send(message).isCompletedExceptionally();
+        }
+
+        @Override
+        public CompletableFuture<Void> cancelled() {
+            return cancelled;
         }
     }
 
@@ -264,7 +404,7 @@ public final class StdioTransport implements McpServerTransportProvider {
     private final class SessionTransport implements McpServerTransport {
         @Override
         public Mono<Void> sendMessage(McpSchema.JSONRPCMessage message) {
-            return Mono.defer(() -> Mono.fromFuture(write(stdout -> LINES.writeValue(stdout, message))));
+            return Mono.defer(() -> Mono.fromFuture(send(message)));
         }
 
         @Override

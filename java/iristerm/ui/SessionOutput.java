@@ -1,6 +1,6 @@
 package iristerm.ui;
 
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import iristerm.session.OutputLog;
 import iristerm.session.Session;
 

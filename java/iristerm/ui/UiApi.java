@@ -2,7 +2,7 @@ package iristerm.ui;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import iristerm.http.Reply;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import iristerm.mcp.ServerAssembly;
 import iristerm.session.Session;
 import iristerm.session.SessionChanges;

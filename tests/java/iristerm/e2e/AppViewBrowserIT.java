@@ -3,7 +3,7 @@ package iristerm.e2e;
 import com.sun.net.httpserver.HttpExchange;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package iristerm.e2e;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 
 import java.net.URI;
 import java.net.http.HttpRequest;

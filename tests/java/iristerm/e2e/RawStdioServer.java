@@ -19,7 +19,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -152,6 +152,11 @@ final class RawStdioServer implements AutoCloseable {
         List<JsonNode> all = new ArrayList<>();
         lines.drainTo(all);
         return all;
+    }
+
+    /** Whether the server exits on its own within {@code seconds}. */
+    boolean exitsWithin(long seconds) throws InterruptedException {
+        return process.waitFor(seconds, TimeUnit.SECONDS);
     }
 
     /** Waits for the server to exit on its own and returns its exit code. */

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.fail;
@@ -14,6 +15,11 @@ record Run(int exit, String output) {
 
     /** Runs {@code command} in {@code dir}; one that outlives {@code timeout} is killed and fails the test. */
     static Run of(Path dir, Path log, Duration timeout, String... command) throws IOException,
+            InterruptedException {
+        return of(dir, log, timeout, List.of(command));
+    }
+
+    static Run of(Path dir, Path log, Duration timeout, List<String> command) throws IOException,
             InterruptedException {
         Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();

@@ -4,7 +4,7 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

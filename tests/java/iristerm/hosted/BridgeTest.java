@@ -165,12 +165,17 @@ class BridgeTest {
         return response.path("result");
     }
 
-    private static void assertError(Answer answer, int status, int code) {
+    /** An error answer echoing {@code id}: the request's, or null where no request id could be read. */
+    private static void assertError(Answer answer, int status, int code, Integer id) {
         assertEquals(status, answer.status(), answer.body());
         assertEquals("application/json", answer.header("Content-Type"));
         JsonNode body = JSON.readTree(answer.body());
         assertEquals("2.0", body.path("jsonrpc").asString());
-        assertTrue(body.path("id").isNull(), answer.body());
+        if (id == null) {
+            assertTrue(body.path("id").isNull(), answer.body());
+        } else {
+            assertEquals(id, body.path("id").asInt(), answer.body());
+        }
         assertEquals(code, body.path("error").path("code").asInt(), answer.body());
     }
 
@@ -206,7 +211,7 @@ class BridgeTest {
 
         Answer deleted = request("alice", "DELETE", Map.of("Mcp-Session-Id", session), null);
         assertEquals(200, deleted.status(), deleted.body());
-        assertError(post("alice", session, TOOLS_LIST), 404, StreamableCore.SESSION_NOT_FOUND);
+        assertError(post("alice", session, TOOLS_LIST), 404, StreamableCore.SESSION_NOT_FOUND, 2);
     }
 
     @Test
@@ -260,34 +265,95 @@ class BridgeTest {
         assertTrue(read.path("structuredContent").path("data").asString().contains("hi"), read::toString);
     }
 
+    /** A POST of MCP 2026-07-28 as a client sends it to the hosted endpoint: no session, headers mirroring the body. */
+    private Answer modern(String user, int id, String method, String name, String params) throws Exception {
+        Map<String, String> headers = postHeaders(null);
+        headers.put("MCP-Protocol-Version", "2026-07-28");
+        headers.put("Mcp-Method", method);
+        if (name != null) {
+            headers.put("Mcp-Name", name);
+        }
+        String meta = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                + "\"io.modelcontextprotocol/clientCapabilities\":{}}";
+        return request(user, "POST", headers, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"" + method
+                + "\",\"params\":{" + meta + (params.isEmpty() ? "" : "," + params) + "}}");
+    }
+
+    @Test
+    void modernRequestsAreServedWithoutAnMcpSessionAndAcrossARestart() throws Exception {
+        gateway.osUsers.add("alice");
+        serve(true);
+        Answer discover = modern("alice", 1, "server/discover", null, "");
+        assertEquals(200, discover.status(), discover.body());
+        assertNull(discover.header("Mcp-Session-Id"), "no MCP session for a modern request");
+        assertEquals("2026-07-28", discover.response(1).path("result").path("supportedVersions").get(0).asString());
+
+        Answer opened = modern("alice", 2, "tools/call", "session_open", "\"name\":\"session_open\",\"arguments\":"
+                + "{\"kind\":\"process\",\"command\":\"sh\",\"mode\":\"pipe\",\"wait_ms\":0}");
+        assertEquals(200, opened.status(), opened.body());
+        JsonNode result = opened.response(2).path("result");
+        assertEquals("complete", result.path("resultType").asString(), result::toString);
+        String id = result.path("structuredContent").path("session").asString();
+
+        Answer sent = modern("alice", 3, "tools/call", "session_send", "\"name\":\"session_send\",\"arguments\":"
+                + "{\"session\":\"" + id + "\",\"text\":\"echo hi-$((6*7))\",\"wait_ms\":10000,"
+                + "\"until\":{\"pattern\":\"hi-42\"}}");
+        JsonNode echoed = sent.response(3).path("result");
+        assertEquals("pattern", echoed.path("structuredContent").path("reason").asString(), echoed::toString);
+        Answer foreign = modern("bob", 4, "resources/read", "iris-terminal://sessions/" + id + "/transcript",
+                "\"uri\":\"iris-terminal://sessions/" + id + "/transcript\"");
+        assertEquals(-32602, foreign.response(4).path("error").path("code").asInt(), foreign.body());
+
+        Answer listen = modern("alice", 5, "subscriptions/listen", null, "\"notifications\":{}");
+        assertEquals(404, listen.status(), listen.body());
+        assertTrue(listen.response(5).path("error").path("message").asString().contains("session_read"), listen.body());
+        modern("alice", 6, "tools/call", "session_close", "\"name\":\"session_close\",\"arguments\":{\"session\":\""
+                + id + "\"}");
+
+        // a restart of the hosted server loses no MCP session, as there is none: the next call just works
+        serve(true);
+        Answer listed = modern("alice", 7, "tools/list", null, "");
+        assertTrue(listed.response(7).path("result").path("tools").size() > 0, listed.body());
+
+        // only the headers Terminal.REST passes on (no Mcp-Method, Mcp-Name): served; a wrong one still refused
+        Map<String, String> passed = postHeaders(null);
+        passed.put("MCP-Protocol-Version", "2026-07-28");
+        String body = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+                + "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+        Answer plain = request("alice", "POST", passed, body);
+        assertTrue(plain.response(8).path("result").path("tools").size() > 0, plain.body());
+        passed.put("Mcp-Method", "tools/call");
+        assertEquals(400, request("alice", "POST", passed, body).status());
+    }
+
     @Test
     void requestsWithoutASessionIdAre400() throws Exception {
-        assertError(post("alice", null, TOOLS_LIST), 400, -32600);
-        assertError(request("alice", "DELETE", Map.of(), null), 400, -32600);
+        assertError(post("alice", null, TOOLS_LIST), 400, -32600, 2);
+        assertError(request("alice", "DELETE", Map.of(), null), 400, -32600, null);
     }
 
     @Test
     void unknownSessionsAre404() throws Exception {
-        assertError(post("alice", "no-such-session", TOOLS_LIST), 404, StreamableCore.SESSION_NOT_FOUND);
+        assertError(post("alice", "no-such-session", TOOLS_LIST), 404, StreamableCore.SESSION_NOT_FOUND, 2);
     }
 
     @Test
     void aSessionIdServesOnlyTheIrisUserWhoOpenedIt() throws Exception {
         String session = open("alice");
-        assertError(post("bob", session, TOOLS_LIST), 404, StreamableCore.SESSION_NOT_FOUND);
+        assertError(post("bob", session, TOOLS_LIST), 404, StreamableCore.SESSION_NOT_FOUND, 2);
         assertError(request("bob", "DELETE", Map.of("Mcp-Session-Id", session), null), 404,
-                StreamableCore.SESSION_NOT_FOUND);
+                StreamableCore.SESSION_NOT_FOUND, null);
         assertEquals(200, post("alice", session, TOOLS_LIST).status());
     }
 
     @Test
     void badBodiesAre400WithAJsonRpcError() throws Exception {
         String session = open("alice");
-        assertError(post("alice", session, "{\"jsonrpc\": \"2.0\", "), 400, -32700);
-        assertError(post("alice", session, "{\"hello\":1}"), 400, -32600);
-        assertError(post("alice", session, "[" + TOOLS_LIST + "]"), 400, -32600);
-        assertError(post("alice", session, ""), 400, -32600);
-        assertError(post("alice", session, null), 400, -32600);
+        assertError(post("alice", session, "{\"jsonrpc\": \"2.0\", "), 400, -32700, null);
+        assertError(post("alice", session, "{\"hello\":1}"), 400, -32600, null);
+        assertError(post("alice", session, "[" + TOOLS_LIST + "]"), 400, -32600, null);
+        assertError(post("alice", session, ""), 400, -32600, null);
+        assertError(post("alice", session, null), 400, -32600, null);
         assertEquals(200, post("alice", session, TOOLS_LIST).status(), "the session survived");
     }
 
@@ -296,14 +362,14 @@ class BridgeTest {
         String session = open("alice");
         String big = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":{\"pad\":\""
                 + "x".repeat(HostedServer.MAX_BODY_BYTES) + "\"}}";
-        assertError(post("alice", session, big), 413, -32600);
+        assertError(post("alice", session, big), 413, -32600, null);
     }
 
     @Test
     void getIs405BecauseNothingCanStream() throws Exception {
         String session = open("alice");
         Answer get = request("alice", "GET", Map.of("Mcp-Session-Id", session, "Accept", "text/event-stream"), null);
-        assertError(get, 405, -32600);
+        assertError(get, 405, -32600, null);
         assertEquals("POST, DELETE", get.header("Allow"));
     }
 
@@ -311,16 +377,16 @@ class BridgeTest {
     void otherContentTypesAre415AndForeignOriginsAre403() throws Exception {
         Map<String, String> text = new LinkedHashMap<>(postHeaders(null));
         text.put("Content-Type", "text/plain");
-        assertError(request("alice", "POST", text, INITIALIZE), 415, -32600);
+        assertError(request("alice", "POST", text, INITIALIZE), 415, -32600, null);
         Map<String, String> browser = new LinkedHashMap<>(postHeaders(null));
         browser.put("Origin", "https://evil.example");
-        assertError(request("alice", "POST", browser, INITIALIZE), 403, -32600);
+        assertError(request("alice", "POST", browser, INITIALIZE), 403, -32600, null);
     }
 
     @Test
     void headersThatAreNotAJsonObjectAre400() throws Exception {
         String raw = gateway.call("alice", thread -> Bridge.handle("POST", "[1]", INITIALIZE, "alice"));
-        assertError(parse(raw), 400, -32600);
+        assertError(parse(raw), 400, -32600, null);
     }
 
     @Test
@@ -350,14 +416,14 @@ class BridgeTest {
         String headers = JSON.writeValueAsString(postHeaders(alices));
         // bob's process passes alice's name: her MCP session, and a new one, are both refused
         Answer claimed = parse(gateway.call("bob", thread -> Bridge.handle("POST", headers, TOOLS_LIST, "alice")));
-        assertError(claimed, 403, -32600);
+        assertError(claimed, 403, -32600, null);
         assertTrue(claimed.body().contains("names IRIS user alice but comes from a process of user bob"),
                 claimed::body);
         String fresh = JSON.writeValueAsString(postHeaders(null));
-        assertError(parse(gateway.call("bob", thread -> Bridge.handle("POST", fresh, INITIALIZE, "alice"))), 403, -32600);
+        assertError(parse(gateway.call("bob", thread -> Bridge.handle("POST", fresh, INITIALIZE, "alice"))), 403, -32600, null);
         // asked anew each request: alice's own next request is served, then bob's claim is refused again
         assertEquals(200, post("alice", alices, TOOLS_LIST).status());
-        assertError(parse(gateway.call("bob", thread -> Bridge.handle("POST", headers, TOOLS_LIST, "alice"))), 403, -32600);
+        assertError(parse(gateway.call("bob", thread -> Bridge.handle("POST", headers, TOOLS_LIST, "alice"))), 403, -32600, null);
     }
 
     @Test
@@ -415,7 +481,7 @@ class BridgeTest {
         try {
             for (int attempt = 0; attempt < 2; attempt++) {
                 Answer refused = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE, "alice")));
-                assertError(refused, 503, -32603);
+                assertError(refused, 503, -32603, null);
                 assertTrue(refused.body().contains("is writable by everyone"), refused.body());
             }
             // fixed: the next request builds the real server (which then cannot reach IRIS from this test)

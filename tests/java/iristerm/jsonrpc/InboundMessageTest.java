@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 import tools.jackson.databind.JsonNode;
 
 class InboundMessageTest {

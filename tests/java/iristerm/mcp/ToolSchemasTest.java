@@ -1,5 +1,6 @@
 package iristerm.mcp;
 
+import iristerm.json.Json;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator.ValidationResponse;
 import org.junit.jupiter.api.Test;
 

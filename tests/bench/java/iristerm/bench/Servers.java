@@ -7,7 +7,7 @@ import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import iristerm.e2e.ServeProcess;
-import iristerm.mcp.Json;
+import iristerm.json.Json;
 
 import java.io.IOException;
 import java.net.URI;

@@ -1,4 +1,4 @@
-package iristerm.mcp;
+package iristerm.json;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import org.junit.jupiter.api.Test;

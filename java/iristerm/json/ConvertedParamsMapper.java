@@ -1,4 +1,4 @@
-package iristerm.mcp;
+package iristerm.json;
 
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
