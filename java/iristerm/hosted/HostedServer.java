@@ -90,7 +90,8 @@ final class HostedServer implements AutoCloseable {
                     new HostedProcessPolicy(config.processEnabled(), privileges));
             ServerAssembly assembly = new ServerAssembly(ctx, new IrisApi(iris));
             StreamableCore core = new StreamableCore(Json.MCP, MAX_BODY_BYTES, MCP_SESSION_IDLE, System::nanoTime);
-            // Terminal.REST passes on a fixed list of headers (its HEADERS parameter), without these two yet
+            // Terminal.REST passes on a fixed list of headers (its HEADERS parameter); classes installed before
+            // this jar may not pass Mcp-Method and Mcp-Name yet, and their absence must not refuse every request
             core.mirroredHeadersMayBeMissing();
             McpSyncServer mcp = assembly.build(core, true);
             log().info("IRIS-hosted MCP server ready (data in {}, process engine {})", config.dataDir(),
