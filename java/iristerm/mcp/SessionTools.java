@@ -298,7 +298,8 @@ final class SessionTools {
     private ToolSpec signal() {
         return new ToolSpec("session_signal", "Signal a session", ToolSpec.Hints.SIGNALS, """
                 Send a signal. INT interrupts the running command (like Ctrl-C; for iris it ends the command with \
-                <INTERRUPT>), QUIT likewise; TERM, HUP and KILL end the process group (iris: end the job).""", """
+                <INTERRUPT>), QUIT likewise; TERM, HUP and KILL end the process group (iris: TERM and HUP end the job \
+                at its prompt, KILL terminates it).""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},
                   "signal": {"type": "string", "enum": ["INT", "TERM", "KILL", "HUP", "QUIT"]}
@@ -333,7 +334,7 @@ final class SessionTools {
 
     private ToolSpec close() {
         return new ToolSpec("session_close", "Close a session", ToolSpec.Hints.ENDS, """
-                End a session: politely (HUP/TERM, or HALT for iris), then by force after grace_ms. Returns the \
+                End a session: politely (HUP/TERM; iris: an interrupt, then the job's own end), then by force after grace_ms. Returns the \
                 last output its default reader had not read and how it exited. Its transcript stays readable.""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},

@@ -76,9 +76,8 @@ public final class UiApi {
     }
 
     /**
-     * Other identities' sessions this viewer sees: none, or every one for an administrator. They are not
-     * reached through the tools: a tool run as their owner would first take up that owner's sessions in IRIS
-     * through the administrator's connection, which finds none and would keep the owner's own call from doing it.
+     * Other identities' sessions this viewer sees: none, or every one for an administrator. They are found
+     * here rather than through the tools, which find only the caller's own.
      */
     private List<Session> othersSeenBy(Viewer viewer) {
         return viewer.seesAll()

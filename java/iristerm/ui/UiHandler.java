@@ -307,9 +307,8 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         long seen = changes.version();
         while (!Thread.currentThread().isInterrupted() && waitUntil(until) > 0) {
             // built again after a keep-alive wait too, although the count did not move: last_activity moves with
-            // every read and input (no output needed), and an iris session's state with each command queued and
-            // each answer fetched from IRIS, none of which counts as a change. It costs this server's memory only
-            // (session_list reaches IRIS only until it has taken up the identity's sessions); unchanged, it is not sent.
+            // every read and input (no output needed), and an iris session's state with each mark from its job,
+            // none of which counts as a change. It costs this server's memory only; unchanged, it is not sent.
             String now = api.sessionsJson(viewer);
             if (!now.equals(last)) {
                 event(out, null, now);
