@@ -21,12 +21,14 @@ public final class UiLogins {
     static final int SIGN_IN_BURST = 10;
     static final long SIGN_IN_INTERVAL_MILLIS = 6_000;
 
-    private record Login(String identity, long expiresAt) {
+    /** {@code order}: when it began among all logins, since many begin within one millisecond */
+    private record Login(String identity, long expiresAt, long order) {
     }
 
     private final SecureRandom random = new SecureRandom();
     private final Map<String, String> codes = new ConcurrentHashMap<>();
     private final Map<String, Login> logins = new ConcurrentHashMap<>();
+    private long begun;
     private final Map<String, RateLimit> signIns = new ConcurrentHashMap<>();
     /** refused sign-ins (a wrong token or a spent code), all together: they name no identity to charge */
     private final RateLimit refusals = new RateLimit(20, 1_000);
@@ -63,12 +65,12 @@ public final class UiLogins {
         while (logins.values().stream().filter(l -> l.identity().equals(identity)).count() >= MAX_LOGINS_PER_IDENTITY) {
             Iterator<Map.Entry<String, Login>> oldest = logins.entrySet().stream()
                     .filter(e -> e.getValue().identity().equals(identity))
-                    .sorted(Map.Entry.comparingByValue((a, b) -> Long.compare(a.expiresAt(), b.expiresAt())))
+                    .sorted(Map.Entry.comparingByValue((a, b) -> Long.compare(a.order(), b.order())))
                     .iterator();
             logins.remove(oldest.next().getKey());
         }
         String cookie = secret();
-        logins.put(cookie, new Login(identity, now + LOGIN_MILLIS));
+        logins.put(cookie, new Login(identity, now + LOGIN_MILLIS, begun++));
         return cookie;
     }
 
