@@ -3,9 +3,6 @@ package iristerm.ui;
 import iristerm.http.Reply;
 import iristerm.session.SessionChanges;
 
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -25,10 +22,10 @@ public final class BufferedUi {
      * gateway connection for up to POLL_MILLIS, so one user's open tabs must not hold them all
      */
     static final int MAX_WAITING_PER_VIEWER = 4;
+    private final PollCap cap = new PollCap(MAX_WAITING_PER_VIEWER);
     private static final Pattern NUMBER = Pattern.compile("-?\\d{1,18}");
 
     private final UiApi api;
-    private final ConcurrentHashMap<String, AtomicInteger> waiting = new ConcurrentHashMap<>();
     private final SessionChanges changes;
     private final UiAssets assets = new UiAssets();
     /** the view's page, told to follow with requests instead of streams */
@@ -56,12 +53,12 @@ public final class BufferedUi {
         }
         if (get && path.equals("/ui/api/sessions")) {
             long since = number(query, "since", -1);
-            return since < 0 ? sessions(viewer, since) : waiting(viewer, () -> sessions(viewer, since));
+            return since < 0 ? sessions(viewer, since) : cap.within(viewer.identity(), () -> sessions(viewer, since));
         }
         Matcher m = UiApi.SESSION_ROUTE.matcher(path);
         boolean route = m.matches();
         if (route && m.group(2).equals("output") && get) {
-            return waiting(viewer, () -> api.output(viewer, m.group(1), number(query, "from", -1), POLL_MILLIS));
+            return cap.within(viewer.identity(), () -> api.output(viewer, m.group(1), number(query, "from", -1), POLL_MILLIS));
         }
         if (route && "POST".equals(method)) {
             Reply refused = UiApi.foreignOrigin(origin, host);
@@ -89,25 +86,6 @@ public final class BufferedUi {
             }
         }
         return Reply.json(200, api.sessionsJson(viewer)).with(VERSION_HEADER, Long.toString(version));
-    }
-
-    /**
-     * A long poll, unless the viewer has {@link #MAX_WAITING_PER_VIEWER} waiting already: then 429, and the
-     * page asks again a little later.
-     */
-    private Reply waiting(Viewer viewer, Supplier<Reply> poll) {
-        AtomicInteger count = waiting.computeIfAbsent(viewer.identity(), k -> new AtomicInteger());
-        if (count.incrementAndGet() > MAX_WAITING_PER_VIEWER) {
-            count.decrementAndGet();
-            return UiApi.error(429, "this user already has " + MAX_WAITING_PER_VIEWER + " browser-view requests "
-                    + "waiting (one per open page and session); close a tab, or wait: the page asks again by itself")
-                    .with("Retry-After", "5");
-        }
-        try {
-            return poll.get();
-        } finally {
-            count.decrementAndGet();
-        }
     }
 
     private static long number(String query, String name, long fallback) {
