@@ -1,7 +1,6 @@
 package iristerm.http;
 
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -11,20 +10,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.modelcontextprotocol.spec.McpSchema;
-import tools.jackson.databind.JsonNode;
+import iristerm.jsonrpc.ControlCalls;
 
 /**
  * The threads the standalone server runs MCP requests on. Each identity has lanes of its own, so
  * one identity's calls that wait long (reads of up to {@code --max-wait-ms}, many at once) never
  * hold up another identity's; and within an identity, the calls that stop or end a session
- * ({@link #CONTROL_TOOLS}) have a lane of their own, so they get through whatever that identity's
+ * ({@link ControlCalls#TOOLS}) have a lane of their own, so they get through whatever that identity's
  * other calls wait for. A lane's threads are made as needed, up to {@link #THREADS}, and end after
  * a minute without work; identities come from the token list, so the lanes are few.
  */
 final class CallLanes implements AutoCloseable {
     /** Threads per lane: what the SDK's shared pool had for all identities together (10 per core). */
     static final int THREADS = 10 * Runtime.getRuntime().availableProcessors();
-    static final Set<String> CONTROL_TOOLS = Set.of("session_close", "session_signal");
     private static final long IDLE_SECONDS = 60;
 
     private record Lanes(ThreadPoolExecutor calls, ThreadPoolExecutor control) {
@@ -44,17 +42,7 @@ final class CallLanes implements AutoCloseable {
             throw new RejectedExecutionException("the server is shutting down");
         }
         Lanes lanes = byIdentity.computeIfAbsent(identity, id -> new Lanes(lane(id, "calls"), lane(id, "control")));
-        return isControl(request) ? lanes.control() : lanes.calls();
-    }
-
-    private static boolean isControl(McpSchema.JSONRPCRequest request) {
-        if (!McpSchema.METHOD_TOOLS_CALL.equals(request.method())) {
-            return false;
-        }
-        // a 2025 request's params are converted already; a 2026 one's are still the JSON tree
-        String tool = request.params() instanceof McpSchema.CallToolRequest call ? call.name()
-                : request.params() instanceof JsonNode tree ? tree.path("name").asString("") : "";
-        return CONTROL_TOOLS.contains(tool);
+        return ControlCalls.isControl(request) ? lanes.control() : lanes.calls();
     }
 
     private ThreadPoolExecutor lane(String identity, String kind) {

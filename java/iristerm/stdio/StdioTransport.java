@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -26,6 +27,7 @@ import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
 import io.modelcontextprotocol.spec.McpServerSession;
 import io.modelcontextprotocol.spec.McpServerTransport;
 import io.modelcontextprotocol.spec.McpServerTransportProvider;
+import iristerm.jsonrpc.ControlCalls;
 import iristerm.jsonrpc.InboundMessage;
 import iristerm.jsonrpc.Plain;
 import iristerm.jsonrpc.Refusal;
@@ -71,6 +73,8 @@ public final class StdioTransport implements McpServerTransportProvider, ModernC
             .without(StreamWriteFeature.AUTO_CLOSE_TARGET).without(StreamWriteFeature.FLUSH_PASSED_TO_STREAM);
 
     private final InputStream in;
+    private static final int CONTROL_THREADS = 4;
+
     private final OutputStream out;
     private final int maxLineBytes;
     /**
@@ -80,6 +84,9 @@ public final class StdioTransport implements McpServerTransportProvider, ModernC
     private final ThreadPoolExecutor requests = new ThreadPoolExecutor(Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE,
             Schedulers.DEFAULT_BOUNDED_ELASTIC_SIZE, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
             new RequestThreads());
+    /** session_close and session_signal run here, so they get through however many waits fill the pool above */
+    private final ThreadPoolExecutor control = new ThreadPoolExecutor(CONTROL_THREADS, CONTROL_THREADS, 60,
+            TimeUnit.SECONDS, new LinkedBlockingQueue<>(), new RequestThreads());
     /** answers not yet written for messages read so far */
     private final Set<CompletableFuture<Void>> inFlight = ConcurrentHashMap.newKeySet();
     /** held while a message is written, so lines never interleave */
@@ -105,6 +112,12 @@ public final class StdioTransport implements McpServerTransportProvider, ModernC
         this.out = out;
         this.maxLineBytes = maxLineBytes;
         requests.allowCoreThreadTimeOut(true);
+        control.allowCoreThreadTimeOut(true);
+    }
+
+    /** Where a request runs: close and signal apart from the rest. */
+    private Executor executorFor(McpSchema.JSONRPCRequest request) {
+        return ControlCalls.isControl(request) ? control : requests;
     }
 
     @Override
@@ -172,10 +185,10 @@ public final class StdioTransport implements McpServerTransportProvider, ModernC
                 && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
             initializedRead = true;
         }
-        if (message instanceof McpSchema.JSONRPCRequest) {
+        if (message instanceof McpSchema.JSONRPCRequest call) {
             McpSchema.JSONRPCMessage request = message;
             try {
-                track(CompletableFuture.supplyAsync(() -> session.handle(request).toFuture(), requests)
+                track(CompletableFuture.supplyAsync(() -> session.handle(request).toFuture(), executorFor(call))
                         .thenCompose(answered -> answered));
             } catch (RejectedExecutionException e) {
                 // the server is shutting down: its output is closed too, so there is no one to answer
@@ -232,7 +245,7 @@ public final class StdioTransport implements McpServerTransportProvider, ModernC
         StdioOutbox out = new StdioOutbox(key(request.id()));
         modernCalls.put(out.id, out);
         try {
-            track(CompletableFuture.runAsync(() -> lane.run(null, request, out), requests));
+            track(CompletableFuture.runAsync(() -> lane.run(null, request, out), executorFor(request)));
         } catch (RejectedExecutionException e) {
             modernCalls.remove(out.id);
             LOG.debug("modern request read after shutdown began, not handled: {}", request.method());
@@ -386,6 +399,7 @@ public final class StdioTransport implements McpServerTransportProvider, ModernC
                 closed = true;
             }
             requests.shutdown();
+            control.shutdown();
         });
     }
 

@@ -219,4 +219,34 @@ class StdioHostileIT {
             server.close();
         }
     }
+
+    /** Issue 22: session_signal and session_close get through while every request thread waits. */
+    @Test
+    void closeAndSignalGetThroughWhileEveryRequestThreadWaits() throws Exception {
+        try (RawStdioServer server = new RawStdioServer(dataDir).initialized()) {
+            // a program that ignores INT: the signal changes nothing, so the waits go on
+            server.send(RawStdioServer.message(1, "tools/call", Map.of("name", "session_open", "arguments",
+                    Map.of("command", "sh", "args", List.of("-c", "trap '' INT; exec sleep 300"), "mode", "pipe",
+                            "wait_ms", 0))));
+            String s = server.answer(1).path("result").path("structuredContent").path("session").asString();
+            // more waits than the request threads (10 per core), each for 25 s
+            int waits = 10 * Runtime.getRuntime().availableProcessors() + 5;
+            for (int i = 0; i < waits; i++) {
+                server.send(RawStdioServer.message(100 + i, "tools/call", Map.of("name", "session_read", "arguments",
+                        Map.of("session", s, "wait_ms", 25000, "until", Map.of("pattern", "never-printed")))));
+            }
+            server.send(RawStdioServer.message(2, "tools/call", Map.of("name", "session_signal", "arguments",
+                    Map.of("session", s, "signal", "INT"))));
+            JsonNode signalled = server.next();
+            assertEquals(2, signalled.path("id").asInt(), () -> "the signal waited behind the reads: " + signalled);
+            server.send(RawStdioServer.message(3, "tools/call", Map.of("name", "session_close", "arguments",
+                    Map.of("session", s, "force", true))));
+            JsonNode closed = server.next();
+            while (closed.path("id").asInt() >= 100) {
+                // the waits end as the session does; the close's own answer follows
+                closed = server.next();
+            }
+            assertEquals(3, closed.path("id").asInt(), closed.toString());
+        }
+    }
 }
