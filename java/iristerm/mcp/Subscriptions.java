@@ -85,20 +85,27 @@ final class Subscriptions implements AutoCloseable {
         Map<String, Object> ack = new LinkedHashMap<>();
         ack.put("_meta", listen.meta());
         ack.put("notifications", Map.of("resourceSubscriptions", honoured));
-        if (!out.send(new McpSchema.JSONRPCNotification(McpSchema.JSONRPC_VERSION, Protocol.NOTIFICATION_ACKNOWLEDGED,
-                ack))) {
-            return;
-        }
-        synchronized (this) {
-            if (closed) {
-                listen.end();
-                return;
+        // Registered before it is acknowledged, and holding its own lock until then: a close that
+        // follows the acknowledgement (a shutdown the client starts on seeing it) always finds it open and
+        // answers it after the acknowledgement, before the streams are ended; the watcher's first update
+        // waits for the acknowledgement too.
+        synchronized (listen) {
+            synchronized (this) {
+                if (closed) {
+                    listen.end();
+                    return;
+                }
+                open.add(listen);
+                if (watcher == null) {
+                    watcher = new Thread(this::watch, "subscriptions");
+                    watcher.setDaemon(true);
+                    watcher.start();
+                }
             }
-            open.add(listen);
-            if (watcher == null) {
-                watcher = new Thread(this::watch, "subscriptions");
-                watcher.setDaemon(true);
-                watcher.start();
+            if (!out.send(new McpSchema.JSONRPCNotification(McpSchema.JSONRPC_VERSION,
+                    Protocol.NOTIFICATION_ACKNOWLEDGED, ack))) {
+                open.remove(listen);
+                return;
             }
         }
         out.cancelled().thenRun(() -> open.remove(listen));
