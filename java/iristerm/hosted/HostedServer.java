@@ -81,11 +81,12 @@ final class HostedServer implements AutoCloseable {
     static HostedServer start(HostedConfig config, IrisCalls iris, IrisPrivileges privileges) {
         // first: the log file, when the JVM arguments put it in the data directory, can only open once it exists
         DataDirectory.prepare(config.dataDir(), System.getProperty("user.name"));
+        // No session output and no to_file files on disk: every agent's IRIS process (its session job included)
+        // runs as the OS user and group this JVM writes as, and could read another user's (hosted review H-10).
         SessionManager sessions = new SessionManager(new SessionManager.Config(config.dataDir(), 8 << 20, 64,
-                Duration.ofMinutes(30), 200, 2000));
+                Duration.ofMinutes(30), 200, 2000).withoutTranscripts());
         try {
-            Limits limits = new Limits(32 * 1024, MAX_READ_BYTES, 1 << 20, MAX_WAIT_MS, 2000,
-                    config.dataDir().resolve("files"));
+            Limits limits = new Limits(32 * 1024, MAX_READ_BYTES, 1 << 20, MAX_WAIT_MS, 2000, null);
             ServerContext ctx = new ServerContext(sessions, limits, NO_IDENTITY,
                     new HostedProcessPolicy(config.processEnabled(), privileges));
             ServerAssembly assembly = new ServerAssembly(ctx, new IrisApi(iris));

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -20,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -446,6 +448,31 @@ class BridgeTest {
         JsonNode again = tool("alice", alices, 24, "iris_execute", "{\"code\":\"write x\"}").path("structuredContent");
         assertEquals("error", again.path("status").asString(), "a new session knows no x: " + again);
         assertNotEquals(before, again.path("session").asString());
+    }
+
+    /**
+     * Hosted review H-10: every agent's IRIS process runs as the OS user the bridge writes files as, so nothing of
+     * a session's output goes to disk (no transcript, no to_file); the output is still read from memory.
+     */
+    @Test
+    void noSessionOutputReachesTheDataDirectory() throws Exception {
+        String alices = open("alice");
+        String secret = "only-alice-" + System.nanoTime();
+        JsonNode executed = tool("alice", alices, 40, "iris_execute", "{\"code\":\"write \\\"" + secret + "\\\"\"}")
+                .path("structuredContent");
+        assertEquals(secret, executed.path("output").asString(), executed::toString);
+        String session = executed.path("session").asString();
+        JsonNode read = tool("alice", alices, 41, "session_read", "{\"session\":\"" + session + "\",\"all\":true}");
+        assertTrue(read.toString().contains(secret), "the output is read from memory: " + read);
+        JsonNode toFile = tool("alice", alices, 42, "session_read", "{\"session\":\"" + session
+                + "\",\"all\":true,\"to_file\":\"mine.txt\"}");
+        assertTrue(toFile.path("isError").asBoolean(), toFile::toString);
+        assertTrue(toFile.toString().contains("'to_file' is not available on this server"), toFile::toString);
+        try (Stream<Path> files = Files.walk(dataDir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                assertFalse(Files.readString(f, StandardCharsets.ISO_8859_1).contains(secret), f + " holds alice's output");
+            }
+        }
     }
 
     @Test
