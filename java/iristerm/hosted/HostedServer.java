@@ -244,7 +244,7 @@ final class HostedServer implements AutoCloseable {
         log().warn("answer of {} characters is too large for IRIS; replaced by an error", text.length());
         return answer(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "The answer (" + text.length()
                 + " characters) is larger than IRIS can pass on; ask for less at a time (a smaller max_bytes, "
-                + "or to_file)."));
+                + "read in pages)."));
     }
 
     /**
