@@ -205,4 +205,35 @@ class JobLinkTest {
         assertEquals(List.of(), signals, "neither pid is signalled: no link of either is open");
     }
 
+    /**
+     * Any local process can connect to the link (every session job knows its port): connections that say
+     * nothing must not keep a job out, however many there are (E2).
+     */
+    @Test
+    void connectionsThatSayNothingDoNotKeepAJobOut() throws Exception {
+        int idle = JobLink.MAX_HANDSHAKES + 36;
+        for (int i = 0; i < idle; i++) {
+            sockets.add(new Socket(InetAddress.getLoopbackAddress(), link.port()));
+        }
+        CompletableFuture<JobLink.Job> started = start();
+        JsonNode open = open();
+        long t0 = System.nanoTime();
+        send(connect(open), hello(open.path("ticket").asString(), PID));
+        try (JobLink.Job j = started.get(LinkProtocol.HELLO_MILLIS / 2, TimeUnit.MILLISECONDS)) {
+            assertEquals(PID, j.pid());
+        }
+        System.out.printf("a job got in past %d idle connections in %d ms%n", idle,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+    }
+
+    @Test
+    void aConnectionThatSaysNothingIsClosedAfterTheHellosTimeNotTheTickets() throws Exception {
+        Socket silent = new Socket(InetAddress.getLoopbackAddress(), link.port());
+        sockets.add(silent);
+        long t0 = System.nanoTime();
+        assertTrue(closedByServer(silent));
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(ms < LinkProtocol.HELLO_READ_MILLIS + 1_500 && ms < LinkProtocol.HELLO_MILLIS,
+                "a silent connection was closed after " + ms + " ms");
+    }
 }
