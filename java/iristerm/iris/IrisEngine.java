@@ -44,6 +44,11 @@ public final class IrisEngine implements Engine {
     /** the audit record's limit for each claim (session, agent, client, namespace) */
     static final int MAX_CLAIM = 200;
     private static final long JOIN_MILLIS = 2000;
+    /**
+     * Longest an INT waits for the start of the command the job was last given: before its {@code start} the
+     * job drops every interrupt (it takes them for the previous command's), so sending one then would be lost
+     */
+    static final long START_WAIT_MILLIS = 3000;
 
     private final IrisApi api;
     private final JobLink.Job job;
@@ -90,8 +95,15 @@ public final class IrisEngine implements Engine {
     public record CommandError(String code, String text, String location, String source, String info) {
     }
 
-    /** Command {@code n} waits in its READ {@code r}, which began at log byte {@code at}. */
-    public record Reading(long n, long r, long at) {
+    /**
+     * Command {@code n} waits in its READ {@code r}, which began at log byte {@code at}; {@code instant}: its
+     * timeout is 0, so it ends at once, whatever is typed.
+     */
+    public record Reading(long n, long r, long at, boolean instant) {
+        /** Whether typed-ahead input may answer it: a READ with timeout 0 is over before an answer could reach it. */
+        boolean answerable(long answered) {
+            return answered != r && !instant;
+        }
     }
 
     /** One line of type-ahead; {@code answerTo} &gt; 0: audited as the answer to that READ, and only that. */
@@ -270,7 +282,7 @@ public final class IrisEngine implements Engine {
         int count = lines.length > 1 && lines[lines.length - 1].isEmpty() ? lines.length - 1 : lines.length;
         long answerTo;
         synchronized (lock) {
-            answerTo = reading != null && answered != reading.r() && typeAhead.isEmpty() ? reading.r() : 0;
+            answerTo = reading != null && reading.answerable(answered) && typeAhead.isEmpty() ? reading.r() : 0;
         }
         List<Item> items = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -291,7 +303,7 @@ public final class IrisEngine implements Engine {
     private void dispatch() {
         while (!typeAhead.isEmpty()) {
             Item head = typeAhead.peekFirst();
-            boolean readWaits = reading != null && answered != reading.r();
+            boolean readWaits = reading != null && reading.answerable(answered);
             if (head.answerTo() > 0 && !(readWaits && reading.r() == head.answerTo())) {
                 // audited as the answer to a READ that no longer waits: it must not run as anything else
                 typeAhead.pollFirst();
@@ -368,14 +380,43 @@ public final class IrisEngine implements Engine {
     public void signal(Signal signal) {
         switch (signal) {
             case INT, QUIT -> {
-                SessionState s = state();
-                if (s != SessionState.running && s != SessionState.waiting_input) {
-                    throw new SessionException("the iris session is " + s + ": there is no command to interrupt");
-                }
+                awaitInterruptible();
                 callSignal("INT");
             }
             case KILL -> callSignal("KILL");
             default -> send(JSON.createObjectNode().put("t", END));
+        }
+    }
+
+    /**
+     * Returns once the command the job was last given has started (its {@code start} mark came), at most
+     * {@link #START_WAIT_MILLIS} after the call; refuses when there is no command, or it has not started by then.
+     */
+    private void awaitInterruptible() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_WAIT_MILLIS);
+        synchronized (lock) {
+            while (true) {
+                if (state != SessionState.running && state != SessionState.waiting_input) {
+                    throw new SessionException("the iris session is " + state + ": there is no command to interrupt");
+                }
+                if (state == SessionState.waiting_input || starts.containsKey(lastN)) {
+                    return;
+                }
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0) {
+                    throw new SessionException("command " + lastN + " was given to the iris session's job but has not "
+                            + "started after " + START_WAIT_MILLIS / 1000 + " s, and the job drops an interrupt that comes "
+                            + "before its command starts: nothing was sent; send session_signal INT again once it runs "
+                            + "(session_read shows its output)");
+                }
+                try {
+                    lock.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SessionException("interrupted while waiting for command " + lastN + " to start; "
+                            + "nothing was sent");
+                }
+            }
         }
     }
 
@@ -476,7 +517,9 @@ public final class IrisEngine implements Engine {
                     reading = null;
                 }
                 case READ -> {
-                    reading = new Reading(m.path("n").asLong(), m.path("r").asLong(), byteEnd);
+                    JsonNode timeout = m.path("timeout");
+                    reading = new Reading(m.path("n").asLong(), m.path("r").asLong(), byteEnd,
+                            timeout.isNumber() && timeout.asDouble() <= 0);
                     state = SessionState.waiting_input;
                     promptAt = byteEnd;
                     promptSinceInput = true;

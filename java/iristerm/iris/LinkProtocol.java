@@ -35,7 +35,8 @@ public final class LinkProtocol {
     public static final List<String> HELLO_FIELDS = List.of("ticket", "pid", "mark", "refused", "namespace",
             "instance");
     /** the marks' fields Java reads ("e" and, per event, what IrisEngine follows) */
-    public static final List<String> MARK_FIELDS = List.of("e", "n", "ns", "tl", "ms", "error", "r", "result");
+    public static final List<String> MARK_FIELDS = List.of("e", "n", "ns", "tl", "ms", "error", "r", "timeout",
+            "result");
 
     /** the longest first line a connecting job may send */
     public static final int MAX_HELLO_BYTES = 64 * 1024;

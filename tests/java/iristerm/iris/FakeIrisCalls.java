@@ -78,12 +78,13 @@ import java.util.regex.Pattern;
  * Errors decompose as the engine does them: code {@code <UNDEFINED>}, location {@code x+N^%Fake}
  * (N = line of the unit), info {@code *name}, text {@code <UNDEFINED>x+1^%Fake *name}, source = the
  * line; the error text follows the {@code done} mark on its own line, before the next prompt.
- * A statement ({@code q}) writes nothing: a {@code sql} mark, then a {@code prompt} mark.
+ * A statement ({@code q}) writes nothing: a {@code start} mark, a {@code sql} mark, then a {@code prompt}
+ * mark.
  *
  * <p><b>Observing.</b> {@link #journal()} lists, in order, every Audit this instance recorded and every
  * line a job received, so a test can check that input was audited before it reached the job.
- * {@link #failAudits}, {@link #ignoreBye}, {@link #tamperHello} and {@link #tamper} make the instance
- * misbehave in one chosen way. One instance is one connection as one IRIS user; {@link #asUser} gives
+ * {@link #failAudits}, {@link #ignoreBye}, {@link #delayStarts}, {@link #tamperHello} and {@link #tamper} make
+ * the instance misbehave in one chosen way. One instance is one connection as one IRIS user; {@link #asUser} gives
  * another connection to the same simulated instance. {@link #shutdown()} ends every job.
  *
  * <p>Everything is thread-safe; every wait is bounded and re-checks its condition after a wake-up.
@@ -152,6 +153,14 @@ public final class FakeIrisCalls implements IrisCalls {
     /** Audit answers AUDIT_FAILED with {@code message} (null: records again). */
     public void failAudits(String message) {
         world.auditFailure = message;
+    }
+
+    /**
+     * Jobs wait {@code millis} between taking a command and starting it (its {@code start} mark), as a busy
+     * instance may; a kill still ends them at once.
+     */
+    public void delayStarts(long millis) {
+        world.startDelayNanos = TimeUnit.MILLISECONDS.toNanos(millis);
     }
 
     /** Jobs take {@code bye} and go on waiting, as a job stuck in user code would. */
@@ -240,6 +249,7 @@ public final class FakeIrisCalls implements IrisCalls {
         };
         volatile String auditFailure;
         volatile boolean ignoreBye;
+        volatile long startDelayNanos;
         volatile UnaryOperator<ObjectNode> hello = h -> h;
         volatile UnaryOperator<String> link = t -> t;
     }
@@ -672,6 +682,10 @@ public final class FakeIrisCalls implements IrisCalls {
             }
             lock.lock();
             try {
+                for (long left = world.startDelayNanos; left > 0; ) {
+                    checkEnd();
+                    left = jobAwait(left);
+                }
                 // an interrupt IRIS kept from before the command arrives now and is dropped
                 interrupt = false;
                 interruptsOn = true;
@@ -716,6 +730,7 @@ public final class FakeIrisCalls implements IrisCalls {
                     .put("max_rows", q.path("max_rows").asLong(100));
             req.set("params", q.path("params"));
             req.put("namespace", q.path("namespace").asString(namespace));
+            mark(MAPPER.createObjectNode().put("e", "start").put("n", q.path("n").asLong()));
             ObjectNode result = Sql.run(new Req(req));
             ObjectNode m = MAPPER.createObjectNode().put("e", "sql").put("n", q.path("n").asLong());
             m.set("result", result);
@@ -981,6 +996,11 @@ public final class FakeIrisCalls implements IrisCalls {
                         how = "interrupt";
                         checkInterrupt();
                     }
+                    // as the engine's Input: time is up before anything buffered is looked at (READ x:0 takes nothing)
+                    if (left <= 0) {
+                        how = "timeout";
+                        return null;
+                    }
                     JsonNode in = inbox.pollFirst();
                     if (in != null) {
                         String t = in.path("t").asString("");
@@ -1001,10 +1021,6 @@ public final class FakeIrisCalls implements IrisCalls {
                     }
                     if (linkGone) {
                         throw new JobEnd("link");
-                    }
-                    if (left <= 0) {
-                        how = "timeout";
-                        return null;
                     }
                     long slept = Math.min(left, JOB_TICK_NANOS);
                     long rest = jobAwait(slept);

@@ -245,4 +245,35 @@ class IrisEngineTest {
         assertTrue(other.exited());
         assertEquals(signals, fake.calls(IrisMethod.SIGNAL), "no IRIS call off a request's thread");
     }
+
+    /** The job drops an interrupt that comes before its command's start mark (E7): the INT waits for that start. */
+    @Test
+    void anIntSentBeforeTheCommandStartsWaitsForItsStartAndThenEndsIt() throws InterruptedException {
+        fake.delayStarts(500);
+        long n = engine.execute("hang 30", false);
+        engine.signal(Signal.INT);
+        sink.await(() -> engine.done(n) != null, "the interrupted command's end");
+        assertEquals("<INTERRUPT>", engine.done(n).error().code());
+    }
+
+    @Test
+    void anIntForACommandThatDoesNotStartInTimeIsRefusedSayingSoAndNothingIsSent() {
+        fake.delayStarts(IrisEngine.START_WAIT_MILLIS + 5_000);
+        engine.execute("write 1", false);
+        int signals = fake.calls(IrisMethod.SIGNAL);
+        SessionException e = assertThrows(SessionException.class, () -> engine.signal(Signal.INT));
+        assertTrue(e.getMessage().contains("has not started") && e.getMessage().contains("nothing was sent"),
+                e.getMessage());
+        assertEquals(signals, fake.calls(IrisMethod.SIGNAL), "no Signal call");
+    }
+
+    /** READ x:0 ends at once: a typed-ahead line given to it as its answer would be dropped by the job (E13). */
+    @Test
+    void typeAheadIsNotGivenToAReadWithTimeoutZeroButRunsAtTheNextPrompt() throws InterruptedException {
+        engine.write("read x:0 write \"[\",x,\"]\"\nwrite \"next\"\n", true, false);
+        sink.await(() -> fake.journal().contains("job x write \"next\"") && engine.state() == SessionState.idle,
+                "the second line run as a command");
+        assertTrue(fake.journal().stream().noneMatch(j -> j.startsWith("job a")), fake.journal().toString());
+        assertTrue(sink.text().contains("[]"), "the READ took nothing: " + sink.text());
+    }
 }
