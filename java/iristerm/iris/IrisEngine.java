@@ -38,8 +38,16 @@ import static iristerm.iris.LinkProtocol.*;
 public final class IrisEngine implements Engine {
     private static final Logger LOG = LoggerFactory.getLogger(IrisEngine.class);
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    /** a mark longer than this (an SQL answer holds at most 3,000,000 characters) means a broken link */
-    static final int MAX_MARK_BYTES = 8 << 20;
+    /**
+     * a mark longer than this means a broken link: the longest the job writes is one IRIS string (at most
+     * 3,641,144 characters; an SQL answer stops before 3,000,000), each character up to 3 bytes of UTF-8
+     */
+    static final int MAX_MARK_BYTES = 12 << 20;
+    /**
+     * the longest line Java sends the job (as JSON, escapes included): the job reads a line into one IRIS
+     * string, which holds at most 3,641,144 characters, and a longer one would be lost there after its audit
+     */
+    static final int MAX_LINE_CHARS = 3_600_000;
     private static final int KEPT = 256;
     /** the audit record's limit for each claim (session, agent, client, namespace) */
     static final int MAX_CLAIM = 200;
@@ -214,11 +222,12 @@ public final class IrisEngine implements Engine {
      */
     public long execute(String code, boolean secret) {
         requireAtPrompt();
+        requireFits("the command", commandLine(Long.MAX_VALUE, code, secret));
         audit("command", code, false, namespace());
         synchronized (lock) {
             requireAtPromptLocked();
             long n = ++lastN;
-            give(JSON.createObjectNode().put("t", EXECUTE).put("n", n).put("code", code).put("echo", !secret));
+            give(commandLine(n, code, secret));
             state = SessionState.running;
             return n;
         }
@@ -227,23 +236,45 @@ public final class IrisEngine implements Engine {
     /** Runs one SQL statement in the job at its prompt (audited first); its result completes the future. */
     public CompletableFuture<JsonNode> sql(String query, JsonNode params, String inNamespace, long maxRows) {
         requireAtPrompt();
+        requireFits("the statement with its parameters", queryLine(Long.MAX_VALUE, query, params, inNamespace, maxRows));
         // the statement followed by its parameters as JSON, as the contract's Audit records it
         audit("sql", query + "\n" + JSON.writeValueAsString(params), false,
                 inNamespace != null ? inNamespace : namespace());
         synchronized (lock) {
             requireAtPromptLocked();
             long n = ++lastN;
-            ObjectNode q = JSON.createObjectNode().put("t", QUERY).put("n", n).put("query", query);
-            q.set("params", params);
-            if (inNamespace != null) {
-                q.put("namespace", inNamespace);
-            }
-            q.put("max_rows", maxRows);
             CompletableFuture<JsonNode> result = new CompletableFuture<>();
             statements.put(n, result);
-            give(q);
+            give(queryLine(n, query, params, inNamespace, maxRows));
             state = SessionState.running;
             return result;
+        }
+    }
+
+    private static ObjectNode commandLine(long n, String code, boolean secret) {
+        return JSON.createObjectNode().put("t", EXECUTE).put("n", n).put("code", code).put("echo", !secret);
+    }
+
+    private static ObjectNode answerLine(long r, String text, boolean secret) {
+        return JSON.createObjectNode().put("t", ANSWER).put("r", r).put("text", text).put("echo", !secret);
+    }
+
+    private static ObjectNode queryLine(long n, String query, JsonNode params, String inNamespace, long maxRows) {
+        ObjectNode q = JSON.createObjectNode().put("t", QUERY).put("n", n).put("query", query);
+        q.set("params", params);
+        if (inNamespace != null) {
+            q.put("namespace", inNamespace);
+        }
+        return q.put("max_rows", maxRows);
+    }
+
+    /** Refuses, before anything is audited, input whose link line the job could not read into one string. */
+    private static void requireFits(String what, ObjectNode line) {
+        int chars = JSON.writeValueAsString(line).length();
+        if (chars > MAX_LINE_CHARS) {
+            throw new SessionException(what + " would reach the IRIS job as a line of " + chars + " characters "
+                    + "(JSON, escapes included), more than the " + MAX_LINE_CHARS + " one IRIS string can hold; "
+                    + "nothing was audited or sent: split it into smaller pieces");
         }
     }
 
@@ -286,6 +317,10 @@ public final class IrisEngine implements Engine {
         }
         List<Item> items = new ArrayList<>();
         for (int i = 0; i < count; i++) {
+            // a line may go as a command or as an answer, whose lines are as long
+            requireFits(count == 1 ? "the line" : "line " + (i + 1), commandLine(Long.MAX_VALUE, lines[i], secret));
+        }
+        for (int i = 0; i < count; i++) {
             boolean answer = i == 0 && answerTo > 0;
             audit(answer ? "answer" : "command", lines[i], answer && secret, namespace());
             items.add(new Item(lines[i], secret, answer ? answerTo : 0));
@@ -312,13 +347,11 @@ public final class IrisEngine implements Engine {
             if (readWaits) {
                 typeAhead.pollFirst();
                 answered = reading.r();
-                give(JSON.createObjectNode().put("t", ANSWER).put("r", reading.r()).put("text", head.text())
-                        .put("echo", !head.secret()));
+                give(answerLine(reading.r(), head.text(), head.secret()));
                 state = SessionState.running;
             } else if (state == SessionState.idle) {
                 typeAhead.pollFirst();
-                give(JSON.createObjectNode().put("t", EXECUTE).put("n", ++lastN).put("code", head.text())
-                        .put("echo", !head.secret()));
+                give(commandLine(++lastN, head.text(), head.secret()));
                 state = SessionState.running;
             }
             return;
@@ -469,16 +502,23 @@ public final class IrisEngine implements Engine {
             }
         });
         byte[] buf = new byte[64 * 1024];
+        String broken = null;
         try (InputStream in = job.in()) {
             int n;
             while ((n = in.read(buf)) >= 0) {
                 filter.feed(buf, 0, n);
             }
-        } catch (IOException | RuntimeException e) {
-            // a broken or closed link ends the session as EOF does; a mark past the limit too
+        } catch (MarkFilter.Overlong e) {
+            broken = "the IRIS job sent a mark longer than " + MAX_MARK_BYTES + " bytes, more than any answer of "
+                    + "the job can be";
+        } catch (IOException e) {
+            // a broken or closed link ends the session as EOF does
             LOG.debug("link of job {} ended: {}", job.pid(), e.toString());
+        } catch (RuntimeException e) {
+            LOG.warn("reading the link of job {} failed", job.pid(), e);
+            broken = "reading the IRIS job's link failed (" + e + ")";
         } finally {
-            end();
+            end(broken);
         }
     }
 
@@ -559,8 +599,11 @@ public final class IrisEngine implements Engine {
                 e.path("location").asString(""), e.path("source").asString(""), e.path("info").asString(""));
     }
 
-    /** The link is gone (EOF, error, closed): the session has ended. Runs once. */
-    private void end() {
+    /**
+     * The link is gone (EOF, error, closed): the session has ended. Runs once. {@code broken}: why this
+     * server gave the link up, told to the agent in the session's output and to a waiting statement.
+     */
+    private void end(String broken) {
         List<CompletableFuture<JsonNode>> waiting;
         synchronized (lock) {
             if (ended) {
@@ -576,8 +619,15 @@ public final class IrisEngine implements Engine {
         }
         job.close();
         writer.interrupt();
+        String why = broken == null ? "" : ": " + broken;
+        if (broken != null) {
+            LOG.warn("ended the session of job {}{}", job.pid(), why);
+            byte[] notice = ("\r\n[iris-terminal: the session has ended" + why + "; open a new one]\r\n")
+                    .getBytes(StandardCharsets.UTF_8);
+            sink.output(notice, 0, notice.length);
+        }
         for (CompletableFuture<JsonNode> w : waiting) {
-            w.completeExceptionally(new SessionException("the iris session ended before the statement answered"));
+            w.completeExceptionally(new SessionException("the iris session ended before the statement answered" + why));
         }
         sink.exited(null, null);
     }
@@ -614,7 +664,7 @@ public final class IrisEngine implements Engine {
             Thread.currentThread().interrupt();
             job.close();
         }
-        end();
+        end(null);
     }
 
     private void trySignal(String signal) {

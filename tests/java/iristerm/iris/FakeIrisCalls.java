@@ -551,6 +551,16 @@ public final class FakeIrisCalls implements IrisCalls {
             }
         }
 
+        /** Writes a mark whose JSON is {@code json}, as a broken job could; whether the link took it all. */
+        public boolean writeMark(String json) {
+            try {
+                raw("\u001b]7715;" + mark + ";" + json + "\u0007");
+                return true;
+            } catch (JobEnd linkGone) {
+                return false;
+            }
+        }
+
         void awaitThread() {
             try {
                 thread.join(STOP_WAIT_MS);

@@ -8,6 +8,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import tools.jackson.databind.json.JsonMapper;
+
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -275,5 +277,29 @@ class IrisEngineTest {
                 "the second line run as a command");
         assertTrue(fake.journal().stream().noneMatch(j -> j.startsWith("job a")), fake.journal().toString());
         assertTrue(sink.text().contains("[]"), "the READ took nothing: " + sink.text());
+    }
+
+    /** A mark past the limit ends the session (the link can no longer be read), and says so (E8). */
+    @Test
+    void aMarkPastTheLimitEndsTheSessionSayingWhy() throws InterruptedException {
+        fake.job(engine.pid()).writeMark("{\"e\":\"sql\",\"pad\":\"" + "x".repeat(IrisEngine.MAX_MARK_BYTES) + "\"}");
+        sink.await(sink::exited, "the end of the session");
+        assertTrue(sink.text().contains("the session has ended: the IRIS job sent a mark longer than"), sink.text());
+    }
+
+    /** The job reads a line into one IRIS string: a longer one would be lost there, after its audit (E11). */
+    @Test
+    void inputTooLongForOneIrisStringIsRefusedBeforeItIsAudited() throws InterruptedException {
+        String big = "write \"" + "x".repeat(IrisEngine.MAX_LINE_CHARS) + "\"";
+        SessionException e = assertThrows(SessionException.class, () -> engine.execute(big, false));
+        assertTrue(e.getMessage().contains("nothing was audited or sent"), e.getMessage());
+        // a control character travels as a six-character escape
+        String escapes = "\u0001".repeat(IrisEngine.MAX_LINE_CHARS / 6 + 1);
+        e = assertThrows(SessionException.class, () -> engine.write(escapes, true, false));
+        assertTrue(e.getMessage().contains("nothing was audited or sent"), e.getMessage());
+        assertThrows(SessionException.class, () -> engine.sql("select ?", JsonMapper.builder().build()
+                .createArrayNode().add(big), null, 10));
+        assertTrue(fake.journal().isEmpty(), fake.journal().toString());
+        assertNull(run("write 1").error(), "the session goes on");
     }
 }
