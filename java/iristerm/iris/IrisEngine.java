@@ -62,6 +62,8 @@ public final class IrisEngine implements Engine {
     private final JobLink.Job job;
     private final EngineSink sink;
     private final Attribution by;
+    /** the IRIS user the Audit and Signal calls must run as, or null (standalone: not compared) */
+    private final String owner;
     private final Thread reader;
     private final Thread writer;
     private final LinkedBlockingQueue<byte[]> outbox = new LinkedBlockingQueue<>();
@@ -118,10 +120,15 @@ public final class IrisEngine implements Engine {
     private record Item(String text, boolean secret, long answerTo) {
     }
 
-    public IrisEngine(IrisApi api, JobLink.Job job, Attribution by, EngineSink sink, String name) {
+    /**
+     * @param owner the IRIS user the Audit and Signal calls must run as ({@link IrisApi#ownerUser}), or null:
+     *              not compared
+     */
+    public IrisEngine(IrisApi api, JobLink.Job job, Attribution by, String owner, EngineSink sink, String name) {
         this.api = api;
         this.job = job;
         this.by = by;
+        this.owner = owner;
         this.sink = sink;
         this.namespace = job.namespace();
         OutputStream out;
@@ -365,7 +372,18 @@ public final class IrisEngine implements Engine {
             req.put("client", claim(by.client()));
         }
         req.put("namespace", claim(inNamespace)).put("text", text).put("secret", secret);
-        api.call(IrisMethod.AUDIT, req);
+        String user = userOf(api.call(IrisMethod.AUDIT, req));
+        if (IrisApi.otherUser(owner, user)) {
+            throw new SessionException("IRIS audited this input as user " + user + ", not as " + owner + " who owns "
+                    + "this session, so it was not delivered. Report this to the administrator: each call into IRIS "
+                    + "must run as its own caller [AUDIT_FAILED]");
+        }
+    }
+
+    /** The IRIS user an answer says its call ran as, or null when it says none (classes of an earlier version). */
+    private static String userOf(JsonNode answer) {
+        JsonNode user = answer.path(IrisFields.USER);
+        return user.isString() ? user.asString() : null;
     }
 
     /**
@@ -460,7 +478,13 @@ public final class IrisEngine implements Engine {
                 throw new SessionException("the iris session has ended; there is no job to signal");
             }
         }
-        api.call(IrisMethod.SIGNAL, IrisApi.request().put(IrisFields.PID, job.pid()).put("signal", signal));
+        String user = userOf(api.call(IrisMethod.SIGNAL, IrisApi.request().put(IrisFields.PID, job.pid())
+                .put("signal", signal)));
+        if (IrisApi.otherUser(owner, user)) {
+            throw new SessionException("IRIS ran Signal " + signal + " as user " + user + ", not as " + owner + " who "
+                    + "owns this session. Report this to the administrator: each call into IRIS must run as its own "
+                    + "caller [SIGNAL_FAILED]");
+        }
     }
 
     @Override

@@ -158,8 +158,10 @@ public final class JobLink implements AutoCloseable {
      * and waits for the job's hello, all within the Open's bound. A job that does not say hello in time
      * is not signalled: Java names only pids of jobs whose link it holds open (a pid it never saw on a
      * link may already be another process's); such a job halts when its own connect fails.
+     *
+     * @param owner the IRIS user the job must run as ({@link IrisApi#ownerUser}), or null: not compared
      */
-    public Job start(IrisApi api, String namespace) {
+    public Job start(IrisApi api, String namespace, String owner) {
         try (Ticket ticket = new Ticket(newTicket(), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HELLO_MILLIS))) {
             waiting.add(ticket);
             ObjectNode req = IrisApi.request().put("host", host).put("port", port()).put("ticket", ticket.value);
@@ -181,6 +183,12 @@ public final class JobLink implements AutoCloseable {
                 throw new SessionException("the job that connected with the ticket of this Open is not the one Open "
                         + "started (pid " + hello.pid() + ", Open answered " + pid + ") or sent no valid mark; "
                         + "check that the Terminal classes in IRIS match this server's version [START_FAILED]");
+            }
+            if (IrisApi.otherUser(owner, hello.user())) {
+                closeQuietly(arrived.socket());
+                throw new SessionException("IRIS started the session job as user " + hello.user() + ", not as "
+                        + owner + " who opened the session; it was closed before anything ran in it. Report this to "
+                        + "the administrator: each call into IRIS must run as its own caller [START_FAILED]");
             }
             return new Job(arrived.socket(), arrived.in(), hello, pid,
                     opened.path(IrisFields.NAMESPACE).asString(hello.namespace()));

@@ -325,7 +325,7 @@ public final class FakeIrisCalls implements IrisCalls {
             case "KILL" -> job.kill();
             default -> throw new Fault("BAD_REQUEST", "\"signal\" must be INT or KILL");
         }
-        return MAPPER.createObjectNode().put("sent", 1);
+        return MAPPER.createObjectNode().put("sent", 1).put("user", user);
     }
 
     private ObjectNode audit(Req req) {
@@ -342,7 +342,7 @@ public final class FakeIrisCalls implements IrisCalls {
             throw new Fault("AUDIT_FAILED", world.auditFailure);
         }
         world.journal.add("audit " + kind + (secret ? " secret " + text.length() : " " + text));
-        return MAPPER.createObjectNode().put("audited", 1);
+        return MAPPER.createObjectNode().put("audited", 1).put("user", user);
     }
 
     /** An API failure: answered as {"fault":{…}}, never thrown to Java. */

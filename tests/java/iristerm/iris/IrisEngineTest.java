@@ -64,8 +64,8 @@ class IrisEngineTest {
         api = new IrisApi(fake);
         link = new JobLink(fake.linkAddress());
         sink = new Sink();
-        engine = new IrisEngine(api, link.start(api, null), new IrisEngine.Attribution("s1", "agent", "client"),
-                sink.kept, "test");
+        engine = new IrisEngine(api, link.start(api, null, null), new IrisEngine.Attribution("s1", "agent", "client"),
+                null, sink.kept, "test");
         assertTrue(engine.awaitStarted(BOUND_MS), "no first prompt");
     }
 
@@ -237,8 +237,8 @@ class IrisEngineTest {
         };
         IrisApi hosted = new IrisApi(gatewayOnly);
         Sink other = new Sink();
-        IrisEngine busy = new IrisEngine(hosted, link.start(hosted, null),
-                new IrisEngine.Attribution("s2", "agent", null), other.kept, "hosted");
+        IrisEngine busy = new IrisEngine(hosted, link.start(hosted, null, null),
+                new IrisEngine.Attribution("s2", "agent", null), null, other.kept, "hosted");
         assertTrue(busy.awaitStarted(BOUND_MS));
         long n = busy.execute("hang 30", false);
         other.await(() -> busy.started(n) >= 0, "the command's start");
@@ -301,5 +301,62 @@ class IrisEngineTest {
                 .createArrayNode().add(big), null, 10));
         assertTrue(fake.journal().isEmpty(), fake.journal().toString());
         assertNull(run("write 1").error(), "the session goes on");
+    }
+
+    /**
+     * Hosted, IRIS runs each call as its caller: an Audit or Signal that says it ran as another user than the
+     * session's owner is refused (E10); one that names no user (classes of an earlier version) is not.
+     */
+    @Test
+    void hostedAnAuditOrSignalThatRanAsAnotherUserIsRefused() throws InterruptedException {
+        IrisCalls asCaller = new IrisCalls() {
+            @Override
+            public String call(IrisMethod method, String requestJson) {
+                return fake.call(method, requestJson);
+            }
+
+            @Override
+            public String describe() {
+                return "as the caller";
+            }
+
+            @Override
+            public boolean runsAsCaller() {
+                return true;
+            }
+        };
+        IrisApi hosted = new IrisApi(asCaller);
+        String owner = hosted.ownerUser("ALICE");
+        Sink other = new Sink();
+        IrisEngine alices = new IrisEngine(hosted, link.start(hosted, null, owner),
+                new IrisEngine.Attribution("s2", "ALICE", null), owner, other.kept, "hosted");
+        try {
+            assertTrue(alices.awaitStarted(BOUND_MS));
+            long n = alices.execute("hang 30", false);
+            other.await(() -> alices.started(n) >= 0, "the command's start, audited as alice");
+            fake.tamper(new FakeIrisCalls.Tamper() {
+                @Override
+                public String answer(IrisMethod method, String request, String answer) {
+                    return answer.replace("\"user\":\"alice\"", "\"user\":\"mallory\"");
+                }
+            });
+            SessionException signal = assertThrows(SessionException.class, () -> alices.signal(Signal.INT));
+            assertTrue(signal.getMessage().contains("as user mallory, not as ALICE"), signal.getMessage());
+            other.await(() -> alices.done(n) != null && alices.state() == SessionState.idle, "the prompt");
+            SessionException audit = assertThrows(SessionException.class, () -> alices.execute("write 2", false));
+            assertTrue(audit.getMessage().contains("as user mallory, not as ALICE")
+                    && audit.getMessage().contains("not delivered"), audit.getMessage());
+            assertFalse(fake.journal().contains("job x write 2"), fake.journal().toString());
+            fake.tamper(new FakeIrisCalls.Tamper() {
+                @Override
+                public String answer(IrisMethod method, String request, String answer) {
+                    return answer.replace(",\"user\":\"alice\"", "");
+                }
+            });
+            long m = alices.execute("write 3", false);
+            other.await(() -> alices.done(m) != null, "a command audited by classes that name no user");
+        } finally {
+            alices.terminate(true, 0);
+        }
     }
 }

@@ -69,7 +69,12 @@ class JobLinkTest {
 
     /** Starts a job through the link on another thread; the test plays the job. */
     private CompletableFuture<JobLink.Job> start() {
-        return CompletableFuture.supplyAsync(() -> link.start(api, null));
+        return start(null);
+    }
+
+    /** The same for a caller whose job must run as IRIS user {@code owner} (hosted). */
+    private CompletableFuture<JobLink.Job> start(String owner) {
+        return CompletableFuture.supplyAsync(() -> link.start(api, null, owner));
     }
 
     private JsonNode open() throws InterruptedException {
@@ -203,6 +208,23 @@ class JobLinkTest {
         assertTrue(e.getMessage().contains("not the one Open started"), e.getMessage());
         assertTrue(closedByServer(other));
         assertEquals(List.of(), signals, "neither pid is signalled: no link of either is open");
+    }
+
+    /** Hosted, the job runs as the IRIS user who opened the session, or nothing runs in it (E10). */
+    @Test
+    void aJobThatRunsAsAnotherUserThanTheOwnerIsClosedAndTheOpenRefused() throws Exception {
+        CompletableFuture<JobLink.Job> started = start("bob");
+        JsonNode open = open();
+        Socket job = connect(open);
+        send(job, hello(open.path("ticket").asString(), PID));
+        SessionException e = failure(started);
+        assertTrue(e.getMessage().contains("as user alice, not as bob") && e.getMessage().contains("START_FAILED"),
+                e.getMessage());
+        assertTrue(closedByServer(job));
+        CompletableFuture<JobLink.Job> same = start("ALICE");
+        JsonNode again = open();
+        send(connect(again), hello(again.path("ticket").asString(), PID));
+        same.get(20, TimeUnit.SECONDS).close();
     }
 
     /**
