@@ -58,6 +58,19 @@ class IrisEngineTest {
         }
     }
 
+    /** The fake, reached as hosted mode reaches IRIS in the respects a test chooses. */
+    private record Hosted(FakeIrisCalls fake, boolean anyThread, boolean runsAsCaller) implements IrisCalls {
+        @Override
+        public String call(IrisMethod method, String requestJson) {
+            return fake.call(method, requestJson);
+        }
+
+        @Override
+        public String describe() {
+            return "fake IRIS, hosted (any thread: " + anyThread + ", as the caller: " + runsAsCaller + ")";
+        }
+    }
+
     @BeforeEach
     void open() throws InterruptedException {
         fake = new FakeIrisCalls("alice");
@@ -219,23 +232,7 @@ class IrisEngineTest {
     /** Hosted: IRIS may be called only on a request's thread; the idle timeout and shutdown run on others. */
     @Test
     void offARequestThreadWhereIrisMayNotBeCalledCloseIsByeAndClosingTheLink() throws InterruptedException {
-        IrisCalls gatewayOnly = new IrisCalls() {
-            @Override
-            public String call(IrisMethod method, String requestJson) {
-                return fake.call(method, requestJson);
-            }
-
-            @Override
-            public String describe() {
-                return "gateway only";
-            }
-
-            @Override
-            public boolean anyThread() {
-                return false;
-            }
-        };
-        IrisApi hosted = new IrisApi(gatewayOnly);
+        IrisApi hosted = new IrisApi(new Hosted(fake, false, false));
         Sink other = new Sink();
         IrisEngine busy = new IrisEngine(hosted, link.start(hosted, null, null),
                 new IrisEngine.Attribution("s2", "agent", null), null, other.kept, "hosted");
@@ -309,23 +306,7 @@ class IrisEngineTest {
      */
     @Test
     void hostedAnAuditOrSignalThatRanAsAnotherUserIsRefused() throws InterruptedException {
-        IrisCalls asCaller = new IrisCalls() {
-            @Override
-            public String call(IrisMethod method, String requestJson) {
-                return fake.call(method, requestJson);
-            }
-
-            @Override
-            public String describe() {
-                return "as the caller";
-            }
-
-            @Override
-            public boolean runsAsCaller() {
-                return true;
-            }
-        };
-        IrisApi hosted = new IrisApi(asCaller);
+        IrisApi hosted = new IrisApi(new Hosted(fake, true, true));
         String owner = hosted.ownerUser("ALICE");
         Sink other = new Sink();
         IrisEngine alices = new IrisEngine(hosted, link.start(hosted, null, owner),
