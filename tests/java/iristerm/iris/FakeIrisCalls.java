@@ -63,7 +63,7 @@ import java.util.regex.Pattern;
  *     {@code a} line for that READ answers it (echoed unless {@code echo:false}), and a {@code readend}
  *     mark. A READ with a timeout sets {@code $test}.</li>
  * <li>{@code hang N} / {@code h N}: sleeps N seconds (decimals allowed); Signal INT ends the command
- *     with {@code <INTERRUPT>}, as it does a READ.</li>
+ *     with {@code <INTERRUPT>} (or the name {@link #interruptAs} gives), as it does a READ.</li>
  * <li>{@code zn "NS"} / {@code set $namespace="NS"}: namespaces USER, %SYS and SAMPLES exist; another
  *     name raises {@code <NAMESPACE>} with info {@code *NS}.</li>
  * <li>{@code tstart} / {@code ts}, {@code tcommit} / {@code tc} ({@code <COMMIT>} at level 0),
@@ -163,6 +163,11 @@ public final class FakeIrisCalls implements IrisCalls {
         world.startDelayNanos = TimeUnit.MILLISECONDS.toNanos(millis);
     }
 
+    /** The error an INT raises in the jobs ({@code <INTERRUPT>} unless told), as an instance may name it. */
+    public void interruptAs(String code) {
+        world.interruptCode = code;
+    }
+
     /** Jobs take {@code bye} and go on waiting, as a job stuck in user code would. */
     public void ignoreBye(boolean ignore) {
         world.ignoreBye = ignore;
@@ -250,6 +255,7 @@ public final class FakeIrisCalls implements IrisCalls {
         volatile String auditFailure;
         volatile boolean ignoreBye;
         volatile long startDelayNanos;
+        volatile String interruptCode = "<INTERRUPT>";
         volatile UnaryOperator<ObjectNode> hello = h -> h;
         volatile UnaryOperator<String> link = t -> t;
     }
@@ -787,7 +793,7 @@ public final class FakeIrisCalls implements IrisCalls {
         private void checkInterrupt() {
             if (interrupt) {
                 interrupt = false;
-                throw error("<INTERRUPT>", "");
+                throw error(world.interruptCode, "");
             }
         }
 
