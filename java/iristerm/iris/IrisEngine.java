@@ -37,7 +37,7 @@ import static iristerm.iris.LinkProtocol.*;
  */
 public final class IrisEngine implements Engine {
     private static final Logger LOG = LoggerFactory.getLogger(IrisEngine.class);
-    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final JsonMapper JSON = LinkProtocol.JSON;
     /**
      * a mark longer than this means a broken link: the longest the job writes is one IRIS string (at most
      * 3,641,144 characters; an SQL answer stops before 3,000,000), each character up to 3 bytes of UTF-8

@@ -15,6 +15,7 @@ import java.io.SequenceInputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -51,7 +52,7 @@ import static iristerm.iris.LinkProtocol.MAX_HELLO_BYTES;
  */
 public final class JobLink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JobLink.class);
-    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final JsonMapper JSON = LinkProtocol.JSON;
     /** hellos read at once; a connection past that closes the oldest pending one */
     static final int MAX_HANDSHAKES = 64;
     /**
@@ -59,6 +60,8 @@ public final class JobLink implements AutoCloseable {
      * push out only so many before a job that connected among them has its hello read
      */
     private static final int ACCEPTS_PER_ROUND = MAX_HANDSHAKES / 4;
+    /** the pause after an accept that failed (no file descriptor left, say) before the listener tries again */
+    private static final long ACCEPT_RETRY_MILLIS = 100;
     private static final Pattern MARK = Pattern.compile("[0-9a-fA-F]{16}");
     private static final long CLOSE_WAIT_MILLIS = 2000;
     private static final long EVICTION_WARN_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -263,7 +266,18 @@ public final class JobLink implements AutoCloseable {
 
     private void acceptSome() throws IOException {
         for (int i = 0; i < ACCEPTS_PER_ROUND; i++) {
-            SocketChannel ch = server.accept();
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (ClosedChannelException e) {
+                throw e;
+            } catch (IOException e) {
+                // out of file descriptors, say: this connection is lost, the listener is not (it would be for good,
+                // every later session refused); a pause keeps a connection that stays ready from spinning the loop
+                LOG.warn("the IRIS link could not accept a connection: {}", e.getMessage());
+                pauseAfterFailedAccept();
+                return;
+            }
             if (ch == null) {
                 return;
             }
@@ -277,6 +291,14 @@ public final class JobLink implements AutoCloseable {
             } catch (IOException e) {
                 closeQuietly(ch);
             }
+        }
+    }
+
+    private static void pauseAfterFailedAccept() {
+        try {
+            Thread.sleep(ACCEPT_RETRY_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

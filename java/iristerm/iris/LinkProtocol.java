@@ -2,6 +2,9 @@ package iristerm.iris;
 
 import java.util.List;
 
+import tools.jackson.core.json.JsonReadFeature;
+import tools.jackson.databind.json.JsonMapper;
+
 /**
  * The vocabulary of the link between a session job and this server (docs/iris-contract.md, "The
  * link"), in one place so that a test can hold it against cls/Terminal/Engine.cls.
@@ -9,6 +12,13 @@ import java.util.List;
 public final class LinkProtocol {
     private LinkProtocol() {
     }
+
+    /**
+     * Reads what a job writes (hellos, marks, SQL answers): JSON from IRIS's %ToJSON, taking also a number written
+     * the ObjectScript way, with no digit before its decimal point (.5), should a version write one.
+     */
+    public static final JsonMapper JSON = JsonMapper.builder()
+            .enable(JsonReadFeature.ALLOW_LEADING_DECIMAL_POINT_FOR_NUMBERS).build();
 
     /** A mark: ESC ] 7715 ; &lt;mark&gt; ; &lt;json&gt; BEL. */
     public static final String MARK_INTRO = "\u001b]7715;";
