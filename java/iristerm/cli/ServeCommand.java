@@ -254,16 +254,13 @@ final class ServeCommand implements Callable<Integer> {
         System.err.println();
     }
 
-    /** The browser view, and for each identity a one-time link that signs a browser in as it. */
+    /** The browser view, and for each identity a link that signs a browser in as it. */
     private static void printSignIn(String page, Tokens tokens, UiLogins logins) {
         if (tokens == null) {
             System.err.println("Browser view (no sign-in, --no-auth): " + page);
             return;
         }
-        System.err.println("Browser view: " + page + " (sign in there with a token, or once with a link below)");
-        for (String identity : tokens.identities()) {
-            System.err.println("  sign in as " + identity + ": " + page + "signin?code=" + logins.issueCode(identity));
-        }
+        logins.announce(System.err, page, tokens.identities(), "sign in there with a token, or with a link below");
     }
 
     private static boolean isLoopback(String host) {
