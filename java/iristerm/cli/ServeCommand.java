@@ -174,12 +174,9 @@ final class ServeCommand implements Callable<Integer> {
                 "--header-timeout must be 1 to " + MAX_TIMEOUT_SECONDS + " seconds");
         CommonOptions.require(connectionIdleSeconds >= 1 && connectionIdleSeconds <= MAX_TIMEOUT_SECONDS,
                 "--connection-idle must be 1 to " + MAX_TIMEOUT_SECONDS + " seconds");
-        int colon = listen.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("--listen must be HOST:PORT, e.g. 127.0.0.1:8765; got " + listen);
-        }
-        String host = listen.substring(0, colon).replace("[", "").replace("]", "");
-        int port = Integer.parseInt(listen.substring(colon + 1));
+        ListenAddress at = ListenAddress.parse("--listen", listen);
+        String host = at.host();
+        int port = at.port();
         boolean loopback = isLoopback(host);
 
         Tokens tokens = null;
