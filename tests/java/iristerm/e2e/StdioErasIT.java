@@ -25,7 +25,7 @@ import tools.jackson.databind.JsonNode;
  */
 class StdioErasIT {
     /** stdin closed with nothing running: the server ends about as fast as it starts, never after a wait */
-    private static final long PROMPT_EXIT_SECONDS = 15;
+    static final long PROMPT_EXIT_SECONDS = 15;
 
     @TempDir
     Path dataDir;
@@ -207,7 +207,7 @@ class StdioErasIT {
     }
 
     /** The server's lines in order, picked out by what a test waits for; everything read is kept. */
-    private static final class Messages {
+    static final class Messages {
         private final RawStdioServer server;
         final List<JsonNode> seen = new ArrayList<>();
         private final java.util.Set<Integer> taken = new java.util.HashSet<>();
