@@ -21,6 +21,7 @@ import iristerm.json.Json;
 import iristerm.mcp.Limits;
 import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.ServerContext;
+import iristerm.process.ProcessEngine;
 import iristerm.session.SessionManager;
 import iristerm.ui.BufferedUi;
 import iristerm.ui.UiApi;
@@ -53,6 +54,8 @@ final class HostedServer implements AutoCloseable {
     /** Kept well below the answer limit: output is JSON-escaped twice (result, then answer) and sent twice (text and structured). */
     static final int MAX_READ_BYTES = 512 * 1024;
     private static final Duration MCP_SESSION_IDLE = Duration.ofMinutes(30);
+    /** how long a session's processes (or an earlier bridge's leftovers) get after TERM before KILL */
+    private static final long GRACE_MILLIS = 2000;
     /** Sessions of an unauthenticated caller; never used, as the core refuses requests without a user. */
     private static final String NO_IDENTITY = "(none)";
 
@@ -82,8 +85,10 @@ final class HostedServer implements AutoCloseable {
         // first: the log file, when the JVM arguments put it in the data directory, can only open once it exists
         DataDirectory.prepare(config.dataDir(), System.getProperty("user.name"));
         SessionManager sessions = new SessionManager(new SessionManager.Config(config.dataDir(), 8 << 20, 64,
-                Duration.ofMinutes(30), 200, 2000));
+                Duration.ofMinutes(30), 200, GRACE_MILLIS));
         try {
+            // what sessions of a bridge that died without ending them (the JVM killed) left running
+            ProcessEngine.endOrphans(sessions.orphanMarkers(), GRACE_MILLIS);
             Limits limits = new Limits(32 * 1024, MAX_READ_BYTES, 1 << 20, MAX_WAIT_MS, 2000,
                     config.dataDir().resolve("files"));
             ServerContext ctx = new ServerContext(sessions, limits, NO_IDENTITY,
