@@ -255,7 +255,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         try {
             // read after registering: a sign-out from now on interrupts this thread, one before it is seen here
             long until = login == null ? Long.MAX_VALUE : logins.expiresAt(login);
-            if (until <= System.currentTimeMillis()) {
+            if (until <= logins.now()) {
                 send(exchange, UiApi.error(401, "signed out; sign in again"));
                 return;
             }
@@ -298,8 +298,8 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     }
 
     /** How long a feed may wait now: a keep-alive interval, or less when its login ends sooner. */
-    private static long waitUntil(long until) {
-        return Math.min(KEEPALIVE_MILLIS, until - System.currentTimeMillis());
+    private long waitUntil(long until) {
+        return Math.min(KEEPALIVE_MILLIS, until - logins.now());
     }
 
     private void listFeed(Viewer viewer, OutputStream out, long until) throws IOException, InterruptedException {
@@ -320,7 +320,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         }
     }
 
-    private static void outputFeed(Session s, long from, OutputStream out, long until) throws IOException {
+    private void outputFeed(Session s, long from, OutputStream out, long until) throws IOException {
         long at = from;
         while (!Thread.currentThread().isInterrupted() && waitUntil(until) > 0) {
             SessionOutput.Chunk c = SessionOutput.next(s, at, Math.max(1, waitUntil(until)));

@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * Who a browser is: one-time sign-in codes (printed at start, one per identity) and the cookie
@@ -25,6 +26,7 @@ public final class UiLogins {
     private record Login(String identity, long expiresAt, long order) {
     }
 
+    private final LongSupplier clock;
     private final SecureRandom random = new SecureRandom();
     private final Map<String, String> codes = new ConcurrentHashMap<>();
     private final Map<String, Login> logins = new ConcurrentHashMap<>();
@@ -32,6 +34,20 @@ public final class UiLogins {
     private final Map<String, RateLimit> signIns = new ConcurrentHashMap<>();
     /** refused sign-ins (a wrong token or a spent code), all together: they name no identity to charge */
     private final RateLimit refusals = new RateLimit(20, 1_000);
+
+    public UiLogins() {
+        this(System::currentTimeMillis);
+    }
+
+    /** @param clock epoch millis */
+    UiLogins(LongSupplier clock) {
+        this.clock = clock;
+    }
+
+    /** The time logins are measured by (epoch millis): the view's streams end by it too. */
+    long now() {
+        return clock.getAsLong();
+    }
 
     /** A new one-time code that signs a browser in as {@code identity}. */
     public String issueCode(String identity) {
@@ -60,7 +76,7 @@ public final class UiLogins {
      * most logins loses its own oldest, never another identity's.
      */
     synchronized String login(String identity) {
-        long now = System.currentTimeMillis();
+        long now = clock.getAsLong();
         logins.values().removeIf(l -> l.expiresAt() <= now);
         while (logins.values().stream().filter(l -> l.identity().equals(identity)).count() >= MAX_LOGINS_PER_IDENTITY) {
             Iterator<Map.Entry<String, Login>> oldest = logins.entrySet().stream()
@@ -77,7 +93,7 @@ public final class UiLogins {
     /** The identity a cookie value is logged in as, while its login lasts. */
     Optional<String> identityOf(String cookie) {
         Login l = cookie == null ? null : logins.get(cookie);
-        if (l == null || l.expiresAt() <= System.currentTimeMillis()) {
+        if (l == null || l.expiresAt() <= clock.getAsLong()) {
             return Optional.empty();
         }
         return Optional.of(l.identity());
