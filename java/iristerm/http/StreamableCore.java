@@ -25,7 +25,9 @@ import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.ProtocolVersions;
+import iristerm.jsonrpc.Refusal;
 import iristerm.jsonrpc.RequestParams;
+import iristerm.jsonrpc.UnknownTool;
 import iristerm.mcp.Caller;
 import iristerm.modern.Era;
 import iristerm.modern.ModernCapable;
@@ -112,6 +114,8 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     private final Set<RequestStream> requests = ConcurrentHashMap.newKeySet();
     private volatile McpStreamableServerSession.Factory sessionFactory;
     private volatile ModernPosts modern;
+    /** the tools the server offers (in both eras; none known: the SDK answers calls of unknown ones) */
+    private volatile List<String> tools;
     private volatile boolean mirroredHeadersRequired = true;
     private volatile boolean closing;
 
@@ -158,6 +162,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     @Override
     public void serveModern(ModernLane lane) {
         this.modern = new ModernPosts(lane, json, this::track, mirroredHeadersRequired, lanes);
+        this.tools = lane.tools();
     }
 
     /**
@@ -330,9 +335,12 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         McpTransportContext context = contextOf(identity);
         if (message instanceof McpSchema.JSONRPCRequest read) {
             RequestParams.Checked checked = RequestParams.check(read);
-            if (checked.refusal() != null) {
+            List<String> known = tools;
+            Refusal refusal = checked.refusal() != null || known == null ? checked.refusal()
+                    : UnknownTool.of(checked.request(), known);
+            if (refusal != null) {
                 // the answer to this request, so 200 like any other
-                exchange.respond(Reply.json(200, checked.refusal().toJson()));
+                exchange.respond(Reply.json(200, refusal.toJson()));
                 return;
             }
             McpSchema.JSONRPCRequest request = checked.request();

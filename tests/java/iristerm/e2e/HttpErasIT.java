@@ -114,6 +114,26 @@ class HttpErasIT {
     }
 
     @Test
+    void anUnknownToolIsNamedWithTheToolsThereAreInBothEras() throws Exception {
+        HttpResponse<String> init = post(RawStdioServer.message(1, "initialize", Map.of("protocolVersion", "2025-11-25",
+                "capabilities", Map.of(), "clientInfo", Map.of("name", "raw", "version", "1"))), Map.of());
+        assertEquals(200, init.statusCode(), init::body);
+        Map<String, String> session = Map.of("Mcp-Session-Id", init.headers().firstValue("Mcp-Session-Id").orElseThrow(),
+                "MCP-Protocol-Version", "2025-11-25");
+        assertEquals(202, post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", session).statusCode());
+        Map<String, Object> call = Map.of("name", "no_such_tool", "arguments", Map.of());
+        JsonNode legacy = body(post(RawStdioServer.message(2, "tools/call", call), session), 200);
+        JsonNode modern = events(post(modern(3, "tools/call", call), headers("tools/call", "no_such_tool")).body()).get(0);
+        for (JsonNode unknown : List.of(legacy, modern)) {
+            assertEquals(ErrorCodes.INVALID_PARAMS, unknown.path("error").path("code").asInt(), unknown::toString);
+            StdioErasIT.says(unknown.path("error").path("message").asString(), "\"no_such_tool\"", "session_open",
+                    "session_close");
+        }
+        assertEquals(legacy.path("error").path("message"), modern.path("error").path("message"));
+        assertEquals(2, legacy.path("id").asInt(), legacy::toString);
+    }
+
+    @Test
     void aSubscriptionStreamTellsOfOutputAndAClosedCallStreamLeavesTheSessionRunning() throws Exception {
         JsonNode opened = events(post(modern(1, "tools/call", Map.of("name", "session_open",
                 "arguments", Map.of("command", "bash", "mode", "pipe"))), headers("tools/call", "session_open")).body())
