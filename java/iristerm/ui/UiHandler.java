@@ -6,6 +6,8 @@ import io.undertow.server.handlers.Cookie;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import io.undertow.util.Methods;
+import iristerm.http.HeldBytes;
+import iristerm.http.HeldOutput;
 import iristerm.http.Reply;
 import iristerm.http.Responses;
 import iristerm.http.SseFormat;
@@ -15,6 +17,7 @@ import iristerm.session.SessionChanges;
 import iristerm.session.SessionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xnio.IoUtils;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -58,6 +61,8 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     private final SessionChanges changes;
     private final UiLogins logins;
     private final Tokens tokens;
+    /** the budget the streams' unsent bytes count against, with the MCP endpoint's */
+    private final HeldBytes held;
     private final UiAssets assets = new UiAssets();
     private final Map<String, Semaphore> streams = new ConcurrentHashMap<>();
     /**
@@ -72,7 +77,8 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     });
 
     /** @param tokens the bearer tokens a browser may sign in with; null when the server runs without authentication */
-    public UiHandler(UiApi api, SessionChanges changes, UiLogins logins, Tokens tokens) {
+    public UiHandler(UiApi api, SessionChanges changes, UiLogins logins, Tokens tokens, HeldBytes held) {
+        this.held = held;
         this.api = api;
         this.changes = changes;
         this.logins = logins;
@@ -263,8 +269,14 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             exchange.setStatusCode(200);
             exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, SseFormat.CONTENT_TYPE)
                     .put(Headers.CACHE_CONTROL, "no-store");
-            OutputStream out = exchange.getOutputStream();
-            feed.run(out, until);
+            HeldBytes.Connection unsent = held.connection(() -> {
+                LOG.warn("dropping a browser view's stream to {}: of all the server holds for clients it holds the "
+                        + "most unsent data, over the budget (--max-held-bytes)", exchange.getSourceAddress());
+                IoUtils.safeClose(exchange.getConnection());
+            });
+            try (HeldOutput out = new HeldOutput(exchange.getOutputStream(), unsent)) {
+                feed.run(out, until);
+            }
         } catch (IOException gone) {
             LOG.debug("a browser view went away: {}", gone.toString());
         } catch (InterruptedException | SessionException closing) {

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import iristerm.http.HeldBytes;
 import iristerm.http.McpHttpServer;
 import iristerm.mcp.Limits;
 import iristerm.mcp.ProcessGate;
@@ -67,13 +68,14 @@ class LoginExpiryTest {
         ServerAssembly assembly = new ServerAssembly(new ServerContext(sessions, new Limits(4096, 1 << 20, 1 << 16,
                 60_000, 500, dataDir.resolve("files")), Tokens.DEFAULT_IDENTITY, ProcessGate.fixed(null)), null);
         open.add(assembly);
-        UiHandler ui = new UiHandler(new UiApi(assembly, sessions), sessions.changes(), new UiLogins(now::get),
-                Tokens.single(TOKEN));
-        open.add(ui);
-        McpHttpServer http = McpHttpServer.start(new McpHttpServer.Config("127.0.0.1", 0, Tokens.single(TOKEN),
+        McpHttpServer.Config config = new McpHttpServer.Config("127.0.0.1", 0, Tokens.single(TOKEN),
                 OriginPolicy.forListenHost("127.0.0.1", List.of()), false, 1 << 20, 8, Duration.ofMinutes(5),
-                McpHttpServer.DEFAULT_KEEP_ALIVE, Duration.ofSeconds(10), Duration.ofSeconds(60), 64L << 20),
-                transport -> assembly.build(transport, false), ui);
+                McpHttpServer.DEFAULT_KEEP_ALIVE, Duration.ofSeconds(10), Duration.ofSeconds(60), 64L << 20);
+        HeldBytes held = new HeldBytes(config.maxHeldBytes());
+        UiHandler ui = new UiHandler(new UiApi(assembly, sessions), sessions.changes(), new UiLogins(now::get),
+                Tokens.single(TOKEN), held);
+        open.add(ui);
+        McpHttpServer http = McpHttpServer.start(config, transport -> assembly.build(transport, false), ui, held);
         open.add(http::close);
         String base = "http://127.0.0.1:" + http.endpoint().getPort();
         String session = (String) ((Map<?, ?>) assembly.callAs(Tokens.DEFAULT_IDENTITY, "session_open",
