@@ -6,7 +6,7 @@ import iristerm.iris.IrisMethod;
 import iristerm.mcp.ProcessGate;
 import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.ServerContext;
-import iristerm.process.ProcessEngine;
+import iristerm.process.Orphans;
 import iristerm.session.SessionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +40,7 @@ final class ServerRuntime implements AutoCloseable {
             LOG.info("IRIS session jobs will connect back to {}", iris.linkAddress());
         }
         this.sessions = options.sessionManager();
-        ProcessEngine.endOrphans(sessions.orphanMarkers(), CommonOptions.GRACE_MILLIS);
+        Orphans.endAside(sessions.orphanMarkers(), CommonOptions.GRACE_MILLIS);
         ServerContext ctx = new ServerContext(sessions, options.limits(), options.identity,
                 ProcessGate.fixed(processOn ? null : offReason));
         this.assembly = new ServerAssembly(ctx, iris == null ? null : new IrisApi(iris));

@@ -21,7 +21,7 @@ import iristerm.json.Json;
 import iristerm.mcp.Limits;
 import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.ServerContext;
-import iristerm.process.ProcessEngine;
+import iristerm.process.Orphans;
 import iristerm.session.SessionManager;
 import iristerm.ui.BufferedUi;
 import iristerm.ui.UiApi;
@@ -88,7 +88,7 @@ final class HostedServer implements AutoCloseable {
                 Duration.ofMinutes(30), 200, GRACE_MILLIS));
         try {
             // what sessions of a bridge that died without ending them (the JVM killed) left running
-            ProcessEngine.endOrphans(sessions.orphanMarkers(), GRACE_MILLIS);
+            Orphans.endAside(sessions.orphanMarkers(), GRACE_MILLIS);
             Limits limits = new Limits(32 * 1024, MAX_READ_BYTES, 1 << 20, MAX_WAIT_MS, 2000,
                     config.dataDir().resolve("files"));
             ServerContext ctx = new ServerContext(sessions, limits, NO_IDENTITY,

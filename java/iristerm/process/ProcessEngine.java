@@ -312,25 +312,15 @@ public final class ProcessEngine implements Engine {
 
     /**
      * Ends the processes that carry the marker of a session of an earlier run whose server is gone (it
-     * died without ending them, e.g. SIGKILL), as {@link #endLeftovers(long)} does, politely first for
-     * {@code graceMillis}. Every server mode calls this at start; it returns at once (a start does not wait)
-     * and the work runs on a thread of its own, which ends once they are gone, a few seconds at most.
+     * died without ending them), as {@link #endLeftovers(long)} does, politely first for {@code graceMillis}.
      */
-    public static void endOrphans(Collection<String> markers, long graceMillis) {
-        if (markers.isEmpty()) {
-            return;
+    static void endOrphans(Collection<String> markers, long graceMillis) {
+        try {
+            end(() -> Leftovers.carrying(markers), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis),
+                    "sessions of an earlier run");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-        List<String> ours = List.copyOf(markers);
-        Thread t = new Thread(() -> {
-            try {
-                end(() -> Leftovers.carrying(ours), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis),
-                        "sessions of an earlier run");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "end-orphans");
-        t.setDaemon(true);
-        t.start();
     }
 
     private static void end(Supplier<List<Long>> finder, long politeUntil, String whose) throws InterruptedException {
