@@ -335,15 +335,14 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
         McpTransportContext context = contextOf(identity);
         if (message instanceof McpSchema.JSONRPCRequest read) {
             RequestParams.Checked checked = RequestParams.check(read);
-            List<String> known = tools;
-            Refusal refusal = checked.refusal() != null || known == null ? checked.refusal()
-                    : UnknownTool.of(checked.request(), known);
-            if (refusal != null) {
+            if (checked.refusal() != null) {
                 // the answer to this request, so 200 like any other
-                exchange.respond(Reply.json(200, refusal.toJson()));
+                exchange.respond(Reply.json(200, checked.refusal().toJson()));
                 return;
             }
             McpSchema.JSONRPCRequest request = checked.request();
+            List<String> known = tools;
+            Refusal unknownTool = known == null ? null : UnknownTool.of(request, known);
             EventStream connection = openStream(exchange, session);
             EventSink events = connection;
             if (exchange.streams()) {
@@ -358,6 +357,11 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             if (closing) {
                 // shutdown began after the check in handle(), and may have missed this request
                 failShuttingDown(answer);
+                return;
+            }
+            if (unknownTool != null) {
+                // on the request's stream, as the SDK's own answer to it came (priming event first)
+                answer.fail(new McpSchema.JSONRPCResponse.JSONRPCError(unknownTool.code(), unknownTool.message(), null));
                 return;
             }
             McpStreamableServerSession.McpStreamableServerSessionStream stream = session.mcp()
