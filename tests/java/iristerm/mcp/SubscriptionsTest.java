@@ -37,8 +37,7 @@ class SubscriptionsTest {
 
     @BeforeEach
     void start() {
-        sessions = new SessionManager(new SessionManager.Config(dataDir, 1 << 16, 8, Duration.ofMinutes(5), 10, 500,
-                SessionManager.Config.DEFAULT_MAX_TRANSCRIPT_BYTES, Long.MAX_VALUE));
+        sessions = new SessionManager(new SessionManager.Config(dataDir, 1 << 16, 8, Duration.ofMinutes(5), 10, 500));
     }
 
     @AfterEach

@@ -63,7 +63,7 @@ class LoginExpiryTest {
     void anExpiredLoginsStreamsEndAndItsRequestsAreRefused() throws Exception {
         AtomicLong now = new AtomicLong(System.currentTimeMillis());
         SessionManager sessions = new SessionManager(new SessionManager.Config(dataDir, 1 << 16, 8,
-                Duration.ofMinutes(5), 10, 500, SessionManager.Config.DEFAULT_MAX_TRANSCRIPT_BYTES, Long.MAX_VALUE));
+                Duration.ofMinutes(5), 10, 500));
         open.add(sessions);
         ServerAssembly assembly = new ServerAssembly(new ServerContext(sessions, new Limits(4096, 1 << 20, 1 << 16,
                 60_000, 500, dataDir.resolve("files")), Tokens.DEFAULT_IDENTITY, ProcessGate.fixed(null)), null);
