@@ -1,5 +1,6 @@
 package iristerm.cli;
 
+import iristerm.http.HeldBytes;
 import iristerm.http.McpHttpServer;
 import iristerm.security.OriginPolicy;
 import iristerm.security.Tokens;
@@ -66,9 +67,10 @@ final class ServeCommand implements Callable<Integer> {
     int maxBodyBytes;
 
     @Option(names = "--max-held-bytes", paramLabel = "N", defaultValue = "${env:IRIS_TERMINAL_MAX_HELD_BYTES:-0}",
-            description = "Memory for the events all MCP sessions keep so that clients can resume streams; the "
-                    + "identity holding the most loses its oldest first (env IRIS_TERMINAL_MAX_HELD_BYTES; "
-                    + "default 0: a quarter of the JVM's maximum heap).")
+            description = "Memory for what the server holds for clients: the events all MCP sessions keep so that "
+                    + "clients can resume streams, and what open connections have not written yet; a connection "
+                    + "whose client stopped reading is dropped first, then the identity holding the most loses its "
+                    + "oldest events (env IRIS_TERMINAL_MAX_HELD_BYTES; default 0: a quarter of the JVM's maximum heap).")
     long maxHeldBytes;
 
     @Option(names = "--mcp-session-idle", paramLabel = "SECONDS", defaultValue = "${env:IRIS_TERMINAL_MCP_SESSION_IDLE:-1800}",
@@ -197,17 +199,19 @@ final class ServeCommand implements Callable<Integer> {
         ProcessPolicyDecision process = decide(loopback, iris != null);
         ServerRuntime runtime = new ServerRuntime(options, iris, process.on(), process.offReason());
         UiLogins uiLogins = new UiLogins();
+        McpHttpServer.Config config = new McpHttpServer.Config(host, port, tokens,
+                OriginPolicy.forListenHost(host, allowOrigins == null ? List.of() : allowOrigins),
+                noAuth, maxBodyBytes, maxMcpSessions,
+                Duration.ofSeconds(mcpSessionIdleSeconds), McpHttpServer.DEFAULT_KEEP_ALIVE,
+                Duration.ofSeconds(headerTimeoutSeconds), Duration.ofSeconds(connectionIdleSeconds),
+                maxHeldBytes > 0 ? maxHeldBytes : HeldBytes.defaultMax());
+        // one budget for what the endpoint and the browser view hold for clients
+        HeldBytes held = new HeldBytes(config.maxHeldBytes());
         UiHandler ui = new UiHandler(new UiApi(runtime.assembly, runtime.sessions), runtime.sessions.changes(),
-                uiLogins, tokens);
+                uiLogins, tokens, held);
         McpHttpServer http;
         try {
-            http = McpHttpServer.start(new McpHttpServer.Config(host, port, tokens,
-                            OriginPolicy.forListenHost(host, allowOrigins == null ? List.of() : allowOrigins),
-                            noAuth, maxBodyBytes, maxMcpSessions,
-                            Duration.ofSeconds(mcpSessionIdleSeconds), McpHttpServer.DEFAULT_KEEP_ALIVE,
-                            Duration.ofSeconds(headerTimeoutSeconds), Duration.ofSeconds(connectionIdleSeconds),
-                            maxHeldBytes > 0 ? maxHeldBytes : McpHttpServer.defaultMaxHeldBytes()),
-                    transport -> runtime.assembly.build(transport, false), ui);
+            http = McpHttpServer.start(config, transport -> runtime.assembly.build(transport, false), ui, held);
         } catch (RuntimeException e) {
             ui.close();
             runtime.close();

@@ -6,7 +6,7 @@ import iristerm.iris.IrisMethod;
 import iristerm.mcp.ProcessGate;
 import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.ServerContext;
-import iristerm.process.ProcessEngine;
+import iristerm.process.Orphans;
 import iristerm.session.SessionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,7 +14,6 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 /** What every serving mode runs: the sessions, the IRIS connection (if any) and the assembled tools. */
 final class ServerRuntime implements AutoCloseable {
@@ -41,24 +40,10 @@ final class ServerRuntime implements AutoCloseable {
             LOG.info("IRIS session jobs will connect back to {}", iris.linkAddress());
         }
         this.sessions = options.sessionManager();
-        endOrphans(sessions.orphanMarkers());
+        Orphans.endAside(sessions.orphanMarkers(), CommonOptions.GRACE_MILLIS);
         ServerContext ctx = new ServerContext(sessions, options.limits(), options.identity,
                 ProcessGate.fixed(processOn ? null : offReason));
         this.assembly = new ServerAssembly(ctx, iris == null ? null : new IrisApi(iris));
-    }
-
-    /**
-     * Ends, on a thread of its own (a start does not wait for it), what sessions of an earlier run left
-     * running when their server died without ending them (SIGKILL, a crash): processes that carry their
-     * markers. The thread ends once they are gone, a few seconds at most.
-     */
-    private static void endOrphans(List<String> markers) {
-        if (markers.isEmpty()) {
-            return;
-        }
-        Thread t = new Thread(() -> ProcessEngine.endOrphans(markers, CommonOptions.GRACE_MILLIS), "end-orphans");
-        t.setDaemon(true);
-        t.start();
     }
 
     /**

@@ -1,6 +1,7 @@
 package iristerm.cli;
 
 import io.modelcontextprotocol.server.McpSyncServer;
+import iristerm.http.HeldBytes;
 import iristerm.http.UiListener;
 import iristerm.iris.IrisCalls;
 import iristerm.security.Tokens;
@@ -129,7 +130,7 @@ public final class StdioCommand implements Runnable {
         static View start(ListenAddress at, ServerRuntime runtime, String identity) {
             UiLogins logins = new UiLogins();
             UiHandler handler = new UiHandler(new UiApi(runtime.assembly, runtime.sessions), runtime.sessions.changes(),
-                    logins, Tokens.none());
+                    logins, Tokens.none(), new HeldBytes(HeldBytes.defaultMax()));
             UiListener listener;
             try {
                 listener = UiListener.start(at.host(), at.port(), handler);

@@ -21,6 +21,7 @@ import iristerm.json.Json;
 import iristerm.mcp.Limits;
 import iristerm.mcp.ServerAssembly;
 import iristerm.mcp.ServerContext;
+import iristerm.process.Orphans;
 import iristerm.session.SessionManager;
 import iristerm.ui.BufferedUi;
 import iristerm.ui.UiApi;
@@ -53,6 +54,8 @@ final class HostedServer implements AutoCloseable {
     /** Kept well below the answer limit: output is JSON-escaped twice (result, then answer) and sent twice (text and structured). */
     static final int MAX_READ_BYTES = 512 * 1024;
     private static final Duration MCP_SESSION_IDLE = Duration.ofMinutes(30);
+    /** how long a session's processes (or an earlier bridge's leftovers) get after TERM before KILL */
+    private static final long GRACE_MILLIS = 2000;
     /** Sessions of an unauthenticated caller; never used, as the core refuses requests without a user. */
     private static final String NO_IDENTITY = "(none)";
 
@@ -84,8 +87,10 @@ final class HostedServer implements AutoCloseable {
         // No session output and no to_file files on disk: every agent's IRIS process (its session job included)
         // runs as the OS user and group this JVM writes as, and could read another user's (hosted review H-10).
         SessionManager sessions = new SessionManager(new SessionManager.Config(config.dataDir(), 8 << 20, 64,
-                Duration.ofMinutes(30), 200, 2000).withoutTranscripts());
+                Duration.ofMinutes(30), 200, GRACE_MILLIS).withoutTranscripts());
         try {
+            // what sessions of a bridge that died without ending them (the JVM killed) left running
+            Orphans.endAside(sessions.orphanMarkers(), GRACE_MILLIS);
             Limits limits = new Limits(32 * 1024, MAX_READ_BYTES, 1 << 20, MAX_WAIT_MS, 2000, null);
             ServerContext ctx = new ServerContext(sessions, limits, NO_IDENTITY,
                     new HostedProcessPolicy(config.processEnabled(), privileges));

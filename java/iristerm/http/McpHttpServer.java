@@ -131,23 +131,34 @@ public final class McpHttpServer implements AutoCloseable {
         return start(config, serverFactory, System::nanoTime, null);
     }
 
-    /** As above, also serving {@code ui} (the browser view, its own authentication) under {@code /ui}. */
+    /**
+     * As above, also serving {@code ui} (the browser view, its own authentication) under {@code /ui}, whose
+     * streams count their unsent bytes against {@code held} (made of {@link Config#maxHeldBytes}), the budget
+     * the MCP endpoint's events and streams count against too.
+     */
     public static McpHttpServer start(Config config,
-            Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory, HttpHandler ui) {
-        return start(config, serverFactory, System::nanoTime, ui);
+            Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory, HttpHandler ui,
+            HeldBytes held) {
+        return start(config, serverFactory, System::nanoTime, ui, held);
     }
 
     static McpHttpServer start(Config config,
             Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory, LongSupplier nanoClock,
             HttpHandler ui) {
+        return start(config, serverFactory, nanoClock, ui, new HeldBytes(config.maxHeldBytes()));
+    }
+
+    private static McpHttpServer start(Config config,
+            Function<McpStreamableServerTransportProvider, McpSyncServer> serverFactory, LongSupplier nanoClock,
+            HttpHandler ui, HeldBytes held) {
         McpJsonMapper json = Json.MCP;
         StreamableCore transport = new StreamableCore(json, config.maxBodyBytes(), config.maxSessionsPerIdentity(),
-                config.sessionIdleTimeout(), nanoClock, new CallLanes(), new HeldBytes(config.maxHeldBytes()));
+                config.sessionIdleTimeout(), nanoClock, new CallLanes(), held);
         McpSyncServer mcpServer = null;
         try {
             mcpServer = Objects.requireNonNull(serverFactory.apply(transport), "serverFactory returned null");
             UndertowStreamableTransport endpoint = new UndertowStreamableTransport(transport,
-                    config.keepAliveInterval());
+                    config.keepAliveInterval(), held);
             HttpHandler identified = config.noAuth()
                     ? exchange -> {
                         exchange.putAttachment(UndertowStreamableTransport.IDENTITY, Tokens.DEFAULT_IDENTITY);

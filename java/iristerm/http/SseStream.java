@@ -28,6 +28,9 @@ import io.undertow.util.Headers;
  *
  * <p>A periodic comment keeps proxies from timing the stream out and, as a write, is also how a
  * vanished client is noticed: HTTP/1.1 gives no other signal while the server is the one talking.
+ *
+ * <p>What is queued and not yet written counts against the server's {@link HeldBytes} budget too, which
+ * drops this stream when it holds the most over that budget.
  */
 final class SseStream implements EventStream {
 
@@ -46,16 +49,18 @@ final class SseStream implements EventStream {
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private final XnioExecutor.Key keepAliveTimer;
+    private final HeldBytes.Connection held;
     private volatile boolean ending;
 
     // IO thread only
     private ByteBuffer current;
     private boolean writesShutDown;
 
-    private SseStream(HttpServerExchange exchange, Duration keepAlive) {
+    private SseStream(HttpServerExchange exchange, Duration keepAlive, HeldBytes budget) {
         this.exchange = exchange;
         this.sink = exchange.getResponseChannel();
         this.io = sink.getIoThread();
+        this.held = budget.connection(this::dropForBudget);
         sink.getWriteSetter().set(channel -> pump());
         keepAliveTimer = io.executeAtInterval(this::keepAlive, keepAlive.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -65,11 +70,11 @@ final class SseStream implements EventStream {
      * the exchange so that returning from the handler does not end it, and calls
      * {@link #start()} once whatever should exist before the client sees the stream does.
      */
-    static SseStream open(HttpServerExchange exchange, Duration keepAlive) {
+    static SseStream open(HttpServerExchange exchange, Duration keepAlive, HeldBytes budget) {
         exchange.setStatusCode(200);
         exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, SseFormat.CONTENT_TYPE);
         exchange.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-cache");
-        return new SseStream(exchange, keepAlive);
+        return new SseStream(exchange, keepAlive, budget);
     }
 
     @Override
@@ -107,6 +112,12 @@ final class SseStream implements EventStream {
         io.execute(() -> fail(null));
     }
 
+    private void dropForBudget() {
+        log.warn("Dropping SSE stream to {}: of all the server holds for clients it holds the most unsent data "
+                + "({} bytes queued), over the budget (--max-held-bytes)", exchange.getSourceAddress(), queuedBytes.get());
+        abort();
+    }
+
     private boolean enqueue(byte[] bytes) {
         if (ending || closed.isDone()) {
             return false;
@@ -115,6 +126,9 @@ final class SseStream implements EventStream {
             log.warn("Dropping SSE stream to {}: client is not reading ({} bytes queued)",
                     exchange.getSourceAddress(), queuedBytes.get());
             abort();
+            return false;
+        }
+        if (!held.queued(bytes.length)) {
             return false;
         }
         queue.add(ByteBuffer.wrap(bytes));
@@ -155,6 +169,7 @@ final class SseStream implements EventStream {
                                 return;
                             }
                             queuedBytes.addAndGet(-written);
+                            held.written(written);
                         }
                         current = null;
                     }
@@ -171,6 +186,7 @@ final class SseStream implements EventStream {
             sink.suspendWrites();
             if (writesShutDown) {
                 keepAliveTimer.remove();
+                held.close();
                 closed.complete(null);
                 exchange.endExchange();
             }
@@ -187,6 +203,7 @@ final class SseStream implements EventStream {
             log.debug("SSE stream to {} lost: {}", exchange.getSourceAddress(), cause.toString());
         }
         keepAliveTimer.remove();
+        held.close();
         queue.clear();
         current = null;
         closed.complete(null);

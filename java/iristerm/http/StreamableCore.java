@@ -25,7 +25,9 @@ import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
 import io.modelcontextprotocol.spec.McpStreamableServerSession;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.ProtocolVersions;
+import iristerm.jsonrpc.Refusal;
 import iristerm.jsonrpc.RequestParams;
+import iristerm.jsonrpc.UnknownTool;
 import iristerm.mcp.Caller;
 import iristerm.modern.Era;
 import iristerm.modern.ModernCapable;
@@ -112,6 +114,8 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     private final Set<RequestStream> requests = ConcurrentHashMap.newKeySet();
     private volatile McpStreamableServerSession.Factory sessionFactory;
     private volatile ModernPosts modern;
+    /** the tools the server offers (in both eras; none known: the SDK answers calls of unknown ones) */
+    private volatile List<String> tools;
     private volatile boolean mirroredHeadersRequired = true;
     private volatile boolean closing;
 
@@ -158,6 +162,7 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     @Override
     public void serveModern(ModernLane lane) {
         this.modern = new ModernPosts(lane, json, this::track, mirroredHeadersRequired, lanes);
+        this.tools = lane.tools();
     }
 
     /**
@@ -336,6 +341,8 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                 return;
             }
             McpSchema.JSONRPCRequest request = checked.request();
+            List<String> known = tools;
+            Refusal unknownTool = known == null ? null : UnknownTool.of(request, known);
             EventStream connection = openStream(exchange, session);
             EventSink events = connection;
             if (exchange.streams()) {
@@ -350,6 +357,11 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
             if (closing) {
                 // shutdown began after the check in handle(), and may have missed this request
                 failShuttingDown(answer);
+                return;
+            }
+            if (unknownTool != null) {
+                // on the request's stream, as the SDK's own answer to it came (priming event first)
+                answer.fail(new McpSchema.JSONRPCResponse.JSONRPCError(unknownTool.code(), unknownTool.message(), null));
                 return;
             }
             McpStreamableServerSession.McpStreamableServerSessionStream stream = session.mcp()

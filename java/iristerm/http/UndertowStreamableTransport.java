@@ -29,17 +29,20 @@ public final class UndertowStreamableTransport implements HttpHandler {
 
     private final StreamableCore core;
     private final Duration keepAlive;
+    private final HeldBytes held;
 
     /**
      * @param core      the protocol
      * @param keepAlive interval of the SSE comment sent on idle streams
+     * @param held      the budget the streams' unsent bytes count against
      */
-    public UndertowStreamableTransport(StreamableCore core, Duration keepAlive) {
+    public UndertowStreamableTransport(StreamableCore core, Duration keepAlive, HeldBytes held) {
         if (keepAlive.isNegative() || keepAlive.isZero()) {
             throw new IllegalArgumentException("keep-alive must be positive");
         }
         this.core = core;
         this.keepAlive = keepAlive;
+        this.held = held;
     }
 
     @Override
@@ -112,7 +115,7 @@ public final class UndertowStreamableTransport implements HttpHandler {
 
         @Override
         public EventStream openEventStream() {
-            return SseStream.open(exchange, keepAlive);
+            return SseStream.open(exchange, keepAlive, held);
         }
 
         @Override

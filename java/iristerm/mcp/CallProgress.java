@@ -59,7 +59,7 @@ final class CallProgress {
      * closed; close it when the wait is over.
      */
     Watch watch(Session session) {
-        Watch interrupt = cancelled == null ? () -> { } : WaitInterrupt.during(session, cancelled);
+        Watch interrupt = cancelled == null ? () -> { } : WaitInterrupt.during(cancelled);
         if (token == null) {
             return interrupt;
         }

@@ -315,7 +315,7 @@ final class IrisTools implements IrisSessions, AutoCloseable {
                 says if there were more), and SQLCODE with its message.""", """
                 {"type": "object", "properties": {
                   "query": {"type": "string"},
-                  "params": {"type": "array", "items": {"type": ["string", "number", "boolean", "null"]}},
+                  "params": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"}]}},
                   "namespace": {"type": "string", "description": "default: the session's current namespace"},
                   "session": {"type": "string", "description": "run in this iris session (at its prompt); default: your own sql session"},
                   "max_rows": {"type": "integer", "minimum": 1, "maximum": 100000, "default": 100}

@@ -6,7 +6,9 @@ import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.ErrorCodes;
 import io.modelcontextprotocol.spec.McpStatelessServerTransport;
 import iristerm.json.Json;
+import iristerm.jsonrpc.Refusal;
 import iristerm.jsonrpc.RequestParams;
+import iristerm.jsonrpc.UnknownTool;
 import iristerm.modern.Era;
 import iristerm.modern.ModernError;
 import iristerm.modern.ModernLane;
@@ -57,10 +59,12 @@ final class ModernServer implements ModernLane {
     private final String instructions;
     /** who calls where the transport authenticates nobody (stdio: the user who started the server) */
     private final String localIdentity;
+    private final List<String> tools;
 
     ModernServer(McpStatelessServerHandler handler, McpSchema.Implementation serverInfo, String instructions,
-            Subscriptions subscriptions, String localIdentity) {
+            Subscriptions subscriptions, String localIdentity, List<String> tools) {
         this.handler = handler;
+        this.tools = List.copyOf(tools);
         this.localIdentity = localIdentity;
         this.subscriptions = subscriptions;
         this.serverInfo = Map.of("name", serverInfo.name(), "version", serverInfo.version());
@@ -103,6 +107,11 @@ final class ModernServer implements ModernLane {
     }
 
     @Override
+    public List<String> tools() {
+        return tools;
+    }
+
+    @Override
     public boolean streams(McpSchema.JSONRPCRequest request) {
         return McpSchema.METHOD_TOOLS_CALL.equals(request.method()) || Protocol.METHOD_LISTEN.equals(request.method());
     }
@@ -124,9 +133,10 @@ final class ModernServer implements ModernLane {
 
     private void delegate(String identity, McpSchema.JSONRPCRequest posted, Outbox out) {
         RequestParams.Checked checked = RequestParams.check(posted);
-        if (checked.refusal() != null) {
+        Refusal refusal = checked.refusal() != null ? checked.refusal() : UnknownTool.of(checked.request(), tools);
+        if (refusal != null) {
             out.send(McpSchema.JSONRPCResponse.error(posted.id(), new McpSchema.JSONRPCResponse.JSONRPCError(
-                    checked.refusal().code(), checked.refusal().message(), null)));
+                    refusal.code(), refusal.message(), null)));
             return;
         }
         McpTransportContext context = McpTransportContext.create(Map.of(Caller.IDENTITY_KEY, identity, OUTBOX_KEY, out));
@@ -161,17 +171,10 @@ final class ModernServer implements ModernLane {
         return new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, response.id(), result, null);
     }
 
-    /**
-     * The error as this revision words it: a missing resource is invalid params (-32002 is 2025's
-     * code), and an unknown tool is named in the message (the SDK puts a placeholder there).
-     */
+    /** The error as this revision words it: a missing resource is invalid params (-32002 is 2025's code). */
     private static McpSchema.JSONRPCResponse.JSONRPCError modernError(McpSchema.JSONRPCResponse.JSONRPCError e) {
         if (e.code() == McpSchema.ErrorCodes.RESOURCE_NOT_FOUND) {
             return new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INVALID_PARAMS, e.message(), e.data());
-        }
-        if (e.code() == ErrorCodes.INVALID_PARAMS && e.data() instanceof String s && s.startsWith("Tool not found: ")) {
-            return new McpSchema.JSONRPCResponse.JSONRPCError(ErrorCodes.INVALID_PARAMS, "Unknown tool: "
-                    + s.substring("Tool not found: ".length()) + "; tools/list names the tools", null);
         }
         return e;
     }

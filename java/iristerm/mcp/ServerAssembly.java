@@ -182,7 +182,7 @@ public final class ServerAssembly implements AutoCloseable {
                     (context, request) -> completeSession(ModernServer.identity(context), request)));
             spec.build();
             modern = new ModernServer(attachment.handler(), new McpSchema.Implementation(NAME, Version.current()),
-                    INSTRUCTIONS, subscriptions, ctx.localIdentity());
+                    INSTRUCTIONS, subscriptions, ctx.localIdentity(), tools.stream().map(ToolSpec::name).toList());
         }
         return modern;
     }

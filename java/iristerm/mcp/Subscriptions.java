@@ -37,17 +37,31 @@ final class Subscriptions implements AutoCloseable {
     private static final long WAIT_MILLIS = 1000;
     /** open subscriptions one identity may hold (one stream can watch all of its sessions) */
     static final int MAX_PER_IDENTITY = 32;
+    /**
+     * open subscriptions of all identities together: each holds an open connection (HTTP) and its
+     * place in every pass of the watcher, and identities are as many as the tokens file names
+     */
+    static final int MAX_OPEN = 256;
 
     private final SessionChanges changes;
     /** the caller's session a transcript URI names; throws when it is not the caller's or not there */
     private final BiFunction<String, String, Session> transcripts;
     private final Set<Listen> open = ConcurrentHashMap.newKeySet();
+    private final int maxPerIdentity;
+    private final int maxOpen;
     private Thread watcher;
     private volatile boolean closed;
 
     Subscriptions(SessionManager sessions, BiFunction<String, String, Session> transcripts) {
+        this(sessions, transcripts, MAX_PER_IDENTITY, MAX_OPEN);
+    }
+
+    Subscriptions(SessionManager sessions, BiFunction<String, String, Session> transcripts, int maxPerIdentity,
+            int maxOpen) {
         this.changes = sessions.changes();
         this.transcripts = transcripts;
+        this.maxPerIdentity = maxPerIdentity;
+        this.maxOpen = maxOpen;
     }
 
     /** Opens a subscription: acknowledges the filter it honours, then sends until cancelled or closed. */
@@ -59,12 +73,6 @@ final class Subscriptions implements AutoCloseable {
             out.send(McpSchema.JSONRPCResponse.error(request.id(), new McpSchema.JSONRPCResponse.JSONRPCError(
                     ErrorCodes.INVALID_PARAMS, "subscriptions/listen needs params.notifications, an object; this server "
                     + "honours {\"resourceSubscriptions\": [\"" + ServerAssembly.TRANSCRIPT_TEMPLATE + "\", …]}", null)));
-            return;
-        }
-        if (open.stream().filter(l -> l.identity.equals(identity)).count() >= MAX_PER_IDENTITY) {
-            out.send(McpSchema.JSONRPCResponse.error(request.id(), new McpSchema.JSONRPCResponse.JSONRPCError(
-                    ErrorCodes.INVALID_REQUEST, "too many subscriptions: " + MAX_PER_IDENTITY + " are open for you "
-                    + "already; one subscription can watch all of your sessions, and closing its stream ends it", null)));
             return;
         }
         Listen listen = new Listen(identity, request.id(), out);
@@ -88,19 +96,29 @@ final class Subscriptions implements AutoCloseable {
         // Registered before it is acknowledged, and holding its own lock until then: a close that
         // follows the acknowledgement (a shutdown the client starts on seeing it) always finds it open and
         // answers it after the acknowledgement, before the streams are ended; the watcher's first update
-        // waits for the acknowledgement too.
+        // waits for the acknowledgement too. The caps are checked where the listen is added, so that
+        // listens arriving together cannot all pass them.
         synchronized (listen) {
+            String full;
             synchronized (this) {
                 if (closed) {
                     listen.end();
                     return;
                 }
-                open.add(listen);
-                if (watcher == null) {
-                    watcher = new Thread(this::watch, "subscriptions");
-                    watcher.setDaemon(true);
-                    watcher.start();
+                full = full(identity);
+                if (full == null) {
+                    open.add(listen);
+                    if (watcher == null) {
+                        watcher = new Thread(this::watch, "subscriptions");
+                        watcher.setDaemon(true);
+                        watcher.start();
+                    }
                 }
+            }
+            if (full != null) {
+                out.send(McpSchema.JSONRPCResponse.error(request.id(), new McpSchema.JSONRPCResponse.JSONRPCError(
+                        ErrorCodes.INVALID_REQUEST, full, null)));
+                return;
             }
             if (!out.send(new McpSchema.JSONRPCNotification(McpSchema.JSONRPC_VERSION,
                     Protocol.NOTIFICATION_ACKNOWLEDGED, ack))) {
@@ -109,6 +127,19 @@ final class Subscriptions implements AutoCloseable {
             }
         }
         out.cancelled().thenRun(() -> open.remove(listen));
+    }
+
+    /** Must hold this object's lock. Why one more subscription of {@code identity} is refused, or null. */
+    private String full(String identity) {
+        if (open.stream().filter(l -> l.identity.equals(identity)).count() >= maxPerIdentity) {
+            return "too many subscriptions: " + maxPerIdentity + " are open for you already; one subscription can "
+                    + "watch all of your sessions, and closing its stream ends it";
+        }
+        if (open.size() >= maxOpen) {
+            return "too many subscriptions on this server: " + maxOpen + " are open (all clients together), the most "
+                    + "it keeps; retry once some have ended, and watch all of your sessions with one subscription";
+        }
+        return null;
     }
 
     private void watch() {

@@ -1,7 +1,5 @@
 package iristerm.mcp;
 
-import iristerm.session.Session;
-
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -9,8 +7,9 @@ import java.util.concurrent.CompletableFuture;
  * stream is a cancellation): the waiting thread is interrupted, so the wait ends with an error
  * nobody receives, and the session itself goes on. Only while the wait is on: an interrupt that
  * arrives as the wait ends is cleared when the watch closes, so it never reaches later work of the
- * call (an interrupted thread would close a file channel it writes to). IRIS sessions are left to
- * their own bound: their wait fetches from IRIS over the connection, which an interrupt must not cut.
+ * call (an interrupted thread would close a file channel it writes to). The same for IRIS sessions:
+ * their wait is on the session's log, which the job's link reader fills; the waiting thread makes no
+ * call to IRIS while it waits, so an interrupt cuts no connection.
  */
 final class WaitInterrupt implements CallProgress.Watch {
     private final Thread waiter = Thread.currentThread();
@@ -19,10 +18,7 @@ final class WaitInterrupt implements CallProgress.Watch {
     private WaitInterrupt() {
     }
 
-    static CallProgress.Watch during(Session session, CompletableFuture<Void> cancelled) {
-        if ("iris".equals(session.meta().kind())) {
-            return () -> { };
-        }
+    static CallProgress.Watch during(CompletableFuture<Void> cancelled) {
         WaitInterrupt w = new WaitInterrupt();
         cancelled.thenRun(w::interrupt);
         return w;

@@ -1,5 +1,6 @@
 package iristerm.modern;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.modelcontextprotocol.spec.McpSchema;
@@ -17,6 +18,12 @@ public interface ModernLane {
      * {@code data.supported}) or a method this era does not have (-32601). Null when it may run.
      */
     ModernError check(McpSchema.JSONRPCRequest request);
+
+    /**
+     * The tools the server offers, the same in both eras: transports refuse a call of any other
+     * by name ({@link iristerm.jsonrpc.UnknownTool}), whichever era it belongs to.
+     */
+    List<String> tools();
 
     /**
      * Whether the answer should be an event stream rather than one JSON body: a tool call (which

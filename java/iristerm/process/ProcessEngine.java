@@ -314,10 +314,7 @@ public final class ProcessEngine implements Engine {
      * Ends the processes that carry the marker of a session of an earlier run whose server is gone (it
      * died without ending them), as {@link #endLeftovers(long)} does, politely first for {@code graceMillis}.
      */
-    public static void endOrphans(Collection<String> markers, long graceMillis) {
-        if (markers.isEmpty()) {
-            return;
-        }
+    static void endOrphans(Collection<String> markers, long graceMillis) {
         try {
             end(() -> Leftovers.carrying(markers), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMillis),
                     "sessions of an earlier run");

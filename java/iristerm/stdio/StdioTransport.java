@@ -32,6 +32,7 @@ import iristerm.jsonrpc.InboundMessage;
 import iristerm.jsonrpc.Plain;
 import iristerm.jsonrpc.Refusal;
 import iristerm.jsonrpc.RequestParams;
+import iristerm.jsonrpc.UnknownTool;
 import iristerm.modern.Era;
 import iristerm.modern.ModernCapable;
 import iristerm.modern.ModernError;
@@ -171,6 +172,9 @@ public final class StdioTransport implements McpServerTransportProvider, ModernC
             RequestParams.Checked checked = RequestParams.check(request);
             refusal = checked.refusal();
             message = checked.request();
+            if (refusal == null && lane != null) {
+                refusal = UnknownTool.of(checked.request(), lane.tools());
+            }
         }
         if (refusal != null) {
             refuse(refusal, preview(bytes));

@@ -6,6 +6,8 @@ import io.undertow.server.handlers.Cookie;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import io.undertow.util.Methods;
+import iristerm.http.HeldBytes;
+import iristerm.http.HeldOutput;
 import iristerm.http.Reply;
 import iristerm.http.Responses;
 import iristerm.http.SseFormat;
@@ -16,6 +18,7 @@ import iristerm.session.SessionChanges;
 import iristerm.session.SessionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.xnio.IoUtils;
 import tools.jackson.core.JacksonException;
 
 import java.io.IOException;
@@ -66,6 +69,8 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     private final SessionChanges changes;
     private final UiLogins logins;
     private final Tokens tokens;
+    /** the budget the streams' unsent bytes count against, with the MCP endpoint's */
+    private final HeldBytes held;
     private final UiAssets assets = new UiAssets();
     private final Map<String, Semaphore> streams = new ConcurrentHashMap<>();
     private final Map<String, RateLimit> typing = new ConcurrentHashMap<>();
@@ -81,7 +86,8 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     });
 
     /** @param tokens the bearer tokens a browser may sign in with; null when the server runs without authentication */
-    public UiHandler(UiApi api, SessionChanges changes, UiLogins logins, Tokens tokens) {
+    public UiHandler(UiApi api, SessionChanges changes, UiLogins logins, Tokens tokens, HeldBytes held) {
+        this.held = held;
         this.api = api;
         this.changes = changes;
         this.logins = logins;
@@ -311,7 +317,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         try {
             // read after registering: a sign-out from now on interrupts this thread, one before it is seen here
             long until = login == null ? Long.MAX_VALUE : logins.expiresAt(login);
-            if (until <= System.currentTimeMillis()) {
+            if (until <= logins.now()) {
                 send(exchange, UiApi.error(401, "signed out; sign in again"));
                 return;
             }
@@ -319,8 +325,14 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             exchange.setStatusCode(200);
             exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, SseFormat.CONTENT_TYPE)
                     .put(Headers.CACHE_CONTROL, "no-store");
-            OutputStream out = exchange.getOutputStream();
-            feed.run(out, until);
+            HeldBytes.Connection unsent = held.connection(() -> {
+                LOG.warn("dropping a browser view's stream to {}: of all the server holds for clients it holds the "
+                        + "most unsent data, over the budget (--max-held-bytes)", exchange.getSourceAddress());
+                IoUtils.safeClose(exchange.getConnection());
+            });
+            try (HeldOutput out = new HeldOutput(exchange.getOutputStream(), unsent)) {
+                feed.run(out, until);
+            }
         } catch (IOException gone) {
             LOG.debug("a browser view went away: {}", gone.toString());
         } catch (InterruptedException | SessionException closing) {
@@ -354,8 +366,8 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     }
 
     /** How long a feed may wait now: a keep-alive interval, or less when its login ends sooner. */
-    private static long waitUntil(long until) {
-        return Math.min(KEEPALIVE_MILLIS, until - System.currentTimeMillis());
+    private long waitUntil(long until) {
+        return Math.min(KEEPALIVE_MILLIS, until - logins.now());
     }
 
     private void listFeed(Viewer viewer, OutputStream out, long until) throws IOException, InterruptedException {
@@ -376,7 +388,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         }
     }
 
-    private static void outputFeed(Session s, long from, OutputStream out, long until) throws IOException {
+    private void outputFeed(Session s, long from, OutputStream out, long until) throws IOException {
         long at = from;
         while (!Thread.currentThread().isInterrupted() && waitUntil(until) > 0) {
             SessionOutput.Chunk c = SessionOutput.next(s, at, Math.max(1, waitUntil(until)));

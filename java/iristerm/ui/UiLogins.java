@@ -65,6 +65,11 @@ public final class UiLogins {
         this.clock = clock;
     }
 
+    /** The time logins are measured by (epoch millis): the view's streams end by it too. */
+    long now() {
+        return clock.getAsLong();
+    }
+
     /** A new code that signs a browser in as {@code identity} (see the class comment for how long). */
     public String issueCode(String identity) {
         String code = secret();

@@ -114,6 +114,27 @@ class HttpErasIT {
     }
 
     @Test
+    void anUnknownToolIsNamedWithTheToolsThereAreInBothEras() throws Exception {
+        HttpResponse<String> init = post(RawStdioServer.message(1, "initialize", Map.of("protocolVersion", "2025-11-25",
+                "capabilities", Map.of(), "clientInfo", Map.of("name", "raw", "version", "1"))), Map.of());
+        assertEquals(200, init.statusCode(), init::body);
+        Map<String, String> session = Map.of("Mcp-Session-Id", init.headers().firstValue("Mcp-Session-Id").orElseThrow(),
+                "MCP-Protocol-Version", "2025-11-25");
+        assertEquals(202, post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", session).statusCode());
+        Map<String, Object> call = Map.of("name", "no_such_tool", "arguments", Map.of());
+        // on the call's event stream, after its priming event, as every tool call's answer
+        JsonNode legacy = events(post(RawStdioServer.message(2, "tools/call", call), session).body()).get(0);
+        JsonNode modern = events(post(modern(3, "tools/call", call), headers("tools/call", "no_such_tool")).body()).get(0);
+        for (JsonNode unknown : List.of(legacy, modern)) {
+            assertEquals(ErrorCodes.INVALID_PARAMS, unknown.path("error").path("code").asInt(), unknown::toString);
+            StdioErasIT.says(unknown.path("error").path("message").asString(), "\"no_such_tool\"", "session_open",
+                    "session_close");
+        }
+        assertEquals(legacy.path("error").path("message"), modern.path("error").path("message"));
+        assertEquals(2, legacy.path("id").asInt(), legacy::toString);
+    }
+
+    @Test
     void aSubscriptionStreamTellsOfOutputAndAClosedCallStreamLeavesTheSessionRunning() throws Exception {
         JsonNode opened = events(post(modern(1, "tools/call", Map.of("name", "session_open",
                 "arguments", Map.of("command", "bash", "mode", "pipe"))), headers("tools/call", "session_open")).body())
@@ -213,9 +234,9 @@ class HttpErasIT {
         return Json.MAPPER.readTree(response.body());
     }
 
-    /** The JSON-RPC messages of an event-stream body. */
+    /** The JSON-RPC messages of an event-stream body (a priming event carries none). */
     private static List<JsonNode> events(String body) {
-        List<JsonNode> out = body.lines().filter(l -> l.startsWith("data:"))
+        List<JsonNode> out = body.lines().filter(l -> l.startsWith("data:") && !l.substring(5).isBlank())
                 .map(l -> Json.MAPPER.readTree(l.substring(5).strip())).toList();
         assertTrue(!out.isEmpty(), () -> "no events in " + body);
         return out;

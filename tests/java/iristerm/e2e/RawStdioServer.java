@@ -38,8 +38,14 @@ final class RawStdioServer implements AutoCloseable {
     private final Thread stdout;
 
     RawStdioServer(Path dataDir, String... options) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(ServeProcess.java(), "-jar", StdioServer.jar().toString(), "stdio",
-                "--data-dir", dataDir.toString()));
+        this(dataDir, List.of("-jar", StdioServer.jar().toString(), "stdio"), options);
+    }
+
+    /** As above, launched with {@code launch} (the JVM's arguments up to the server's own) in place of the jar. */
+    RawStdioServer(Path dataDir, List<String> launch, String... options) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(ServeProcess.java()));
+        cmd.addAll(launch);
+        cmd.addAll(List.of("--data-dir", dataDir.toString()));
         cmd.addAll(List.of(options));
         process = new ProcessBuilder(cmd).start();
         stdin = process.getOutputStream();

@@ -25,7 +25,7 @@ import tools.jackson.databind.JsonNode;
  */
 class StdioErasIT {
     /** stdin closed with nothing running: the server ends about as fast as it starts, never after a wait */
-    private static final long PROMPT_EXIT_SECONDS = 15;
+    static final long PROMPT_EXIT_SECONDS = 15;
 
     @TempDir
     Path dataDir;
@@ -103,6 +103,15 @@ class StdioErasIT {
             assertFalse(legacy.has("resultType"), "a 2025 answer stays as it was: " + legacy);
             assertEquals("complete", m.call(modern(10, "tools/list", Map.of())).path("result").path("resultType")
                     .asString());
+
+            // an unknown tool is named, with the tools there are, in the same words in both eras
+            JsonNode unknownLegacy = m.call(message(11, "tools/call", Map.of("name", "no_such_tool", "arguments", Map.of())));
+            JsonNode unknownModern = m.call(modern(12, "tools/call", Map.of("name", "no_such_tool", "arguments", Map.of())));
+            for (JsonNode unknown : List.of(unknownLegacy, unknownModern)) {
+                assertEquals(ErrorCodes.INVALID_PARAMS, unknown.path("error").path("code").asInt(), unknown::toString);
+                says(unknown.path("error").path("message").asString(), "\"no_such_tool\"", "session_open", "session_close");
+            }
+            assertEquals(unknownLegacy.path("error").path("message"), unknownModern.path("error").path("message"));
         }
     }
 
@@ -207,7 +216,7 @@ class StdioErasIT {
     }
 
     /** The server's lines in order, picked out by what a test waits for; everything read is kept. */
-    private static final class Messages {
+    static final class Messages {
         private final RawStdioServer server;
         final List<JsonNode> seen = new ArrayList<>();
         private final java.util.Set<Integer> taken = new java.util.HashSet<>();
