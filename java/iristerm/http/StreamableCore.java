@@ -212,6 +212,11 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
     public Mono<Void> closeGracefully() {
         return Mono.defer(() -> {
             closing = true;
+            // subscriptions never settle by themselves: their final answers go first, before any wait below
+            ModernPosts subscriptionsLane = modern;
+            if (subscriptionsLane != null) {
+                subscriptionsLane.closing();
+            }
             return Mono.fromFuture(CompletableFuture.allOf(
                             requests.stream().map(RequestStream::settled).toArray(CompletableFuture[]::new)))
                     .timeout(REQUEST_GRACE)
@@ -220,10 +225,6 @@ public final class StreamableCore implements McpStreamableServerTransportProvide
                         requests.forEach(StreamableCore::failShuttingDown);
                         if (lanes != null) {
                             lanes.close();
-                        }
-                        ModernPosts lane = modern;
-                        if (lane != null) {
-                            lane.closing();
                         }
                         return closeSessionsAndStreams();
                     }));
