@@ -35,6 +35,12 @@ final class SessionTools {
      * wait after half of it (see {@link Until#started}).
      */
     static final long OPEN_WAIT_MS = 3000;
+    /**
+     * How long session_send waits, by default, for the command it sent to be done: an agent's first
+     * call means "run this and tell me what it did"; a command still running then is answered with what
+     * it printed so far (state running), and session_read takes up the wait.
+     */
+    static final long SEND_WAIT_MS = 10_000;
 
     private final ServerContext ctx;
     private final IrisSessions iris;
@@ -100,7 +106,8 @@ final class SessionTools {
             };
             // read before notifications start, so the start-up output is answered here and not pushed as well
             ReadResult started = kind.equals("process") && wait > 0 ? s.read(new ReadRequest(ReadRequest.DEFAULT_READER, wait,
-                    Until.started(wait), ctx.limits().defaultReadBytes(), false, true, false, null, 0)) : null;
+                    Until.started(wait, s.engine() != null && s.engine().knowsInput()), ctx.limits().defaultReadBytes(),
+                    false, true, false, null, 0)) : null;
             if (notifyTarget != null) {
                 ctx.sessions().notifyTo(s, notifyTarget);
             }
@@ -206,8 +213,8 @@ final class SessionTools {
                         + ctx.limits().maxInputBytes() + "; send it in parts or write it to a file first");
             }
             boolean enter = a.bool("enter", keyNames.isEmpty());
-            ReadRequest read = a.integer("wait_ms", 0, 0, ctx.limits().maxWaitMillis()) > 0
-                    ? ReadOptions.parse(a, ctx.limits(), 0) : null;
+            ReadRequest asked = ReadOptions.parse(a, ctx.limits(), SEND_WAIT_MS);
+            ReadRequest read = asked.waitMs() > 0 ? asked : null;
             long bound = read != null ? read.waitMs() : Math.min(Session.INPUT_WAIT_MS, ctx.limits().maxWaitMillis());
             long start = System.nanoTime();
             Session.Sent sent = s.send(text, enter, a.bool("secret", false), bound);
