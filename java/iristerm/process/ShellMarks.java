@@ -12,14 +12,20 @@ import java.util.concurrent.TimeUnit;
  * reads, the screen, transcripts and the browser view get the output without them. Offsets count the
  * output handed on, which is the session log's.
  *
- * <p>From a command's end (D) until its prompt's text has come the shell is drawing its prompt: readline
- * polls the terminal meanwhile (pselect), which the kernel shows as a wait for input; it is none yet.
+ * <p>From a command's end (D) until its prompt's text has come, and from its start until its first prompt,
+ * the shell is drawing its prompt: readline and bash's startup poll the terminal meanwhile (pselect),
+ * which the kernel shows as a wait for input; it is none yet.
  */
 final class ShellMarks implements MarkFilter.Handler {
     /** a mark's payload is a letter and a status; anything longer is some other program's */
     private static final int MAX_PAYLOAD = 64;
     /** how long a prompt may take to show its text before it is taken to have none (PS1 empty) */
     static final long DRAW_MILLIS = 1000;
+    /**
+     * how long the shell may take to mark its first prompt before its setup is taken to have failed (a
+     * profile that replaced PROMPT_COMMAND) or its startup files to wait for input themselves
+     */
+    static final long STARTUP_MILLIS = 5000;
 
     private enum Escape { NONE, ESC, CSI, OSC, OSC_ESC }
 
@@ -33,10 +39,10 @@ final class ShellMarks implements MarkFilter.Handler {
     private boolean atPrompt;
     /** where the latest prompt was marked */
     private long promptAt = -1;
-    /** from a command's end (or a prompt's mark) until the prompt's text has come */
-    private boolean drawing;
+    /** from the shell's start, or a command's end, until the prompt's text has come */
+    private boolean drawing = true;
     /** when drawing began (System.nanoTime) */
-    private long drawingSince;
+    private long drawingSince = System.nanoTime();
     /** whether the prompt's text has come since the latest prompt mark: a line of visible text begun */
     private boolean shown;
     /** while drawing: where the output stands in an escape sequence, and whether its line shows text */
@@ -170,9 +176,13 @@ final class ShellMarks implements MarkFilter.Handler {
         return shown ? Boolean.TRUE : null;
     }
 
-    /** Whether the shell is between a command's end and its prompt's text (for at most {@value #DRAW_MILLIS} ms). */
+    /**
+     * Whether the shell is between its start or a command's end and its prompt's text (for at most
+     * {@value #STARTUP_MILLIS} ms before its first prompt, {@value #DRAW_MILLIS} ms after).
+     */
     synchronized boolean drawing() {
-        return drawing && System.nanoTime() - drawingSince < TimeUnit.MILLISECONDS.toNanos(DRAW_MILLIS);
+        return drawing && System.nanoTime() - drawingSince
+                < TimeUnit.MILLISECONDS.toNanos(active ? DRAW_MILLIS : STARTUP_MILLIS);
     }
 
     /** The status of the command that ended at the latest prompt; null when no command ran before it. */
