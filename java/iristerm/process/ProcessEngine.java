@@ -251,7 +251,8 @@ public final class ProcessEngine implements Engine {
             Boolean marked = marks.promptSince(mark);
             return marked != null ? marked : mark < 0;
         }
-        return logEnd > mark && prompt.matches(lastLine) && !Boolean.FALSE.equals(awaitsInput());
+        // the kernel as it is: a bash whose marks never came (a profile replaced them) is judged as any program
+        return logEnd > mark && prompt.matches(lastLine) && !Boolean.FALSE.equals(kernelSaysReading());
     }
 
     @Override
@@ -267,9 +268,10 @@ public final class ProcessEngine implements Engine {
     /** Not while the shell draws its prompt: readline polls the terminal meanwhile, which is no wait for input. */
     @Override
     public Boolean awaitsInput() {
-        if (marks != null && marks.drawing()) {
-            return Boolean.FALSE;
-        }
+        return marks != null && marks.drawing() ? Boolean.FALSE : kernelSaysReading();
+    }
+
+    private Boolean kernelSaysReading() {
         return knowsInput() && process.isAlive() ? TerminalInput.HERE.waiting(process.pid()) : null;
     }
 

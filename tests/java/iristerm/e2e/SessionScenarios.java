@@ -513,6 +513,22 @@ abstract class SessionScenarios {
     }
 
     @Test
+    void aLoginShellWhoseProfileDropsTheMarksIsJudgedByItsPrompt() throws Exception {
+        Path home = Files.createTempDirectory("itm-login");
+        Files.writeString(home.resolve(".bash_profile"), "PROMPT_COMMAND=''\nPS1='lp$ '\n");
+        Map<String, Object> opened = ok(client, "session_open", "command", "bash", "args", List.of("-l"),
+                "env", Map.of("HOME", home.toString()));
+        assertEquals("prompt", opened.get("reason"), opened::toString);
+        assertTrue(((String) opened.get("data")).endsWith("lp$ "), opened::toString);
+        String s = (String) opened.get("session");
+        Map<String, Object> r = sendPlain(s, "echo no-marks-$((1+1))");
+        assertEquals("prompt", r.get("reason"), r::toString);
+        assertTrue(((String) r.get("data")).contains("no-marks-2"), r::toString);
+        assertFalse(r.containsKey("exit_code"), () -> "without marks no status is known: " + r);
+        ok(client, "session_close", "session", s);
+    }
+
+    @Test
     void theShellsMarksAreNeverSeen() throws Exception {
         String s = openBash();
         Map<String, Object> raw = ok(client, "session_send", "session", s, "text", "echo one; false", "strip_ansi", false);
