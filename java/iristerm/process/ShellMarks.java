@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Follows the marks a shell set up by {@link ShellIntegration} writes (OSC 133: C a command starts, D its
  * status, A a prompt follows) and takes them out of its output before anything else sees it: the log,
- * reads, the screen, transcripts and the browser view get the output without them. Offsets count the
- * output handed on, which is the session log's.
+ * reads, the screen, transcripts and the browser view get the output without them. Offsets are the
+ * session log's.
  *
  * <p>From a command's end (D) until its prompt's text has come, and from its start until its first prompt,
  * the shell is drawing its prompt: readline and bash's startup poll the terminal meanwhile (pselect),
@@ -31,8 +31,6 @@ final class ShellMarks implements MarkFilter.Handler {
 
     private final EngineSink sink;
     private final MarkFilter filter = MarkFilter.lenient("\u001b]133;", MAX_PAYLOAD, this);
-    /** bytes handed on so far: where the next mark stands in the log */
-    private long end;
     /** whether the shell has marked a prompt at all (its setup worked, and nothing has undone it yet) */
     private boolean active;
     /** a prompt was marked and no command has started since */
@@ -69,7 +67,6 @@ final class ShellMarks implements MarkFilter.Handler {
         sink.output(bytes, offset, length);
         boolean nowShown = false;
         synchronized (this) {
-            end += length;
             if (atPrompt && !shown) {
                 follow(bytes, offset, length);
                 nowShown = shown = lineShows;
@@ -126,7 +123,8 @@ final class ShellMarks implements MarkFilter.Handler {
                 case 'A' -> {
                     active = true;
                     atPrompt = true;
-                    promptAt = end;
+                    // all output before the mark is in the log: it went there from this thread
+                    promptAt = sink.end();
                     shown = false;
                     escape = Escape.NONE;
                     lineShows = false;

@@ -676,6 +676,11 @@ public final class Session implements EngineSink {
     }
 
     @Override
+    public long end() {
+        return log.end();
+    }
+
+    @Override
     public void changed() {
         log.wakeAll();
     }

@@ -32,6 +32,11 @@ class ShellMarksTest {
         }
 
         @Override
+        public long end() {
+            return out.size();
+        }
+
+        @Override
         public void changed() {
         }
 
@@ -83,6 +88,18 @@ class ShellMarksTest {
         assertEquals(Boolean.TRUE, marks.promptSince(mark));
         assertFalse(marks.drawing());
         assertEquals(0, marks.status());
+    }
+
+    @Test
+    void aPromptStandsWhereTheLogHasIt() throws Exception {
+        feed(d(0) + A + "$ ", "ls\r\n" + C, "a b\r\n");
+        // the session writes a note of its own into the log (a person's take-over): the prompt that
+        // follows stands after it, as a read's mark counted from the log does
+        out.writeBytes("[a person took over]\r\n".getBytes(StandardCharsets.UTF_8));
+        long mark = out.size();
+        feed(d(0) + A + "$ ");
+        assertEquals(Boolean.TRUE, marks.promptSince(mark));
+        assertEquals(Boolean.FALSE, marks.promptSince(mark + 1));
     }
 
     @Test
