@@ -108,6 +108,9 @@ final class ShellMarks implements MarkFilter.Handler {
 
     @Override
     public void mark(String payload) {
+        // all output before the mark is in the log: it went there from this thread. Asked before this
+        // object's lock is taken: a reader holds the log's lock while it asks this object (no lock order loop)
+        long at = sink.end();
         synchronized (this) {
             switch (payload.isEmpty() ? ' ' : payload.charAt(0)) {
                 case 'C' -> {
@@ -123,8 +126,7 @@ final class ShellMarks implements MarkFilter.Handler {
                 case 'A' -> {
                     active = true;
                     atPrompt = true;
-                    // all output before the mark is in the log: it went there from this thread
-                    promptAt = sink.end();
+                    promptAt = at;
                     shown = false;
                     escape = Escape.NONE;
                     lineShows = false;
