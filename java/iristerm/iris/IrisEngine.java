@@ -2,6 +2,7 @@ package iristerm.iris;
 
 import iristerm.session.Engine;
 import iristerm.session.EngineSink;
+import iristerm.session.MarkFilter;
 import iristerm.session.SessionException;
 import iristerm.session.SessionState;
 import iristerm.session.Signal;
@@ -511,20 +512,21 @@ public final class IrisEngine implements Engine {
     // ---- the link's output -----------------------------------------------------------------------
 
     private void read() {
-        MarkFilter filter = new MarkFilter(job.hello().mark(), MAX_MARK_BYTES, new MarkFilter.Handler() {
-            @Override
-            public void output(byte[] bytes, int offset, int length) {
-                sink.output(bytes, offset, length);
-                synchronized (lock) {
-                    byteEnd += length;
-                }
-            }
+        MarkFilter filter = MarkFilter.strict(LinkProtocol.MARK_INTRO + job.hello().mark() + ";", MAX_MARK_BYTES,
+                new MarkFilter.Handler() {
+                    @Override
+                    public void output(byte[] bytes, int offset, int length) {
+                        sink.output(bytes, offset, length);
+                        synchronized (lock) {
+                            byteEnd += length;
+                        }
+                    }
 
-            @Override
-            public void mark(String json) {
-                onMark(json);
-            }
-        });
+                    @Override
+                    public void mark(String json) {
+                        onMark(json);
+                    }
+                });
         byte[] buf = new byte[64 * 1024];
         String broken = null;
         try (InputStream in = job.in()) {

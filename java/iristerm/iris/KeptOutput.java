@@ -28,6 +28,11 @@ public final class KeptOutput implements EngineSink {
     }
 
     @Override
+    public synchronized long end() {
+        return out.size();
+    }
+
+    @Override
     public synchronized void changed() {
         notifyAll();
     }

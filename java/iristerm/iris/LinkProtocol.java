@@ -22,7 +22,6 @@ public final class LinkProtocol {
 
     /** A mark: ESC ] 7715 ; &lt;mark&gt; ; &lt;json&gt; BEL. */
     public static final String MARK_INTRO = "\u001b]7715;";
-    public static final byte MARK_END = 0x07;
 
     // ---- job → Java: mark events ("e")
     public static final String PROMPT = "prompt";

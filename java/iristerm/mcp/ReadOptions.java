@@ -17,16 +17,17 @@ final class ReadOptions {
     private ReadOptions() {
     }
 
-    static ReadRequest parse(Args a, Limits limits, long mark) {
+    /** The read a call asks for; {@code defaultWaitMs} when it gives no wait_ms (bounded by the server's longest wait). */
+    static ReadRequest parse(Args a, Limits limits, long defaultWaitMs) {
         String reader = a.string("reader", ReadRequest.DEFAULT_READER);
         if (reader.isBlank() || reader.length() > 64) {
             throw new SessionException("'reader' must be a name of 1 to 64 characters; got '" + reader + "'");
         }
-        long wait = a.integer("wait_ms", 0, 0, limits.maxWaitMillis());
+        long wait = a.integer("wait_ms", Math.min(defaultWaitMs, limits.maxWaitMillis()), 0, limits.maxWaitMillis());
         int max = (int) a.integer("max_bytes", limits.defaultReadBytes(), 1, limits.maxReadBytes());
         String toFile = a.string("to_file");
         return new ReadRequest(reader, wait, until(a, wait), max, a.bool("force", false), a.bool("strip_ansi", true),
-                a.bool("all", false), toFile == null ? null : filePath(toFile, limits.filesRoot()), mark);
+                a.bool("all", false), toFile == null ? null : filePath(toFile, limits.filesRoot()), 0);
     }
 
     /**

@@ -62,18 +62,22 @@ final class Results {
             "available": {"type": "integer", "description": "bytes still pending for this reader"},
             "reason": {"type": "string", "enum": ["data", "pattern", "quiet", "prompt", "input", "exit", "timeout", "oversized", "screen"]},
             "state": {"type": "string", "enum": ["starting", "running", "waiting_input", "idle", "exited"]},
-            "exit_code": {"type": "integer"},
+            "exit_code": {"type": "integer", "description": "once the process has exited, its exit code; at the shell's own prompt (reason prompt; bash in a pty), the exit status of the command that just ended there"},
             "signal": {"type": "string"},
             "file": {"type": "string", "description": "with to_file: where the output was written"},
             "hint": {"type": "string", "description": "what to do next, when there is something to do"}
             """;
 
-    /** JSON-schema properties of the optional read in a call's input, shared likewise. */
-    static final String READ_INPUT_PROPERTIES = """
+    /**
+     * JSON-schema properties of the optional read in a call's input, shared likewise; the call's own
+     * default wait and what a wait of 0 does.
+     */
+    static String readInputProperties(long defaultWaitMs, String waitZero) {
+        return """
             "reader": {"type": "string", "description": "named cursor; each reader sees all output independently", "default": "default"},
-            "wait_ms": {"type": "integer", "minimum": 0, "description": "wait up to this long for the until condition"},
+            "wait_ms": {"type": "integer", "minimum": 0, "default": %d, "description": "wait up to this long for the until condition (0: %s)"},
             "until": {
-              "description": "stop waiting early when any of these holds; or a shorthand string. Default (or the string done): the command is done: its prompt is back (reason prompt), the process exited (exit), or, for a program that has shown no recognisable prompt, its output has been quiet for 300 ms after it began (quiet). data true (or the string data): the first new byte",
+              "description": "stop waiting early when any of these holds; or a shorthand string. Default (or the string done): the command is done: its prompt is back (reason prompt: for bash in a pty, the shell's own prompt, with the command's exit_code), the program waits for input from the terminal (input: asked of the kernel, pty sessions on Linux), the process exited (exit), or, where neither a prompt nor the kernel tells, its output has been quiet for 300 ms after it began (quiet). data true (or the string data): the first new byte",
               "anyOf": [
                 {"type": "object", "properties": {
                   "data": {"type": "boolean", "description": "any new output (returns on the first byte)"},
@@ -86,5 +90,6 @@ final class Results {
             "max_bytes": {"type": "integer", "minimum": 1, "description": "most bytes to return (default 32768); more pending gives reason oversized"},
             "force": {"type": "boolean", "description": "return max_bytes even if more is pending (paging)"},
             "strip_ansi": {"type": "boolean", "default": true, "description": "remove escape sequences and collapse \\r overwrites"}
-            """;
+            """.formatted(defaultWaitMs, waitZero);
+    }
 }

@@ -49,9 +49,11 @@ public final class ServerAssembly implements AutoCloseable {
             Persistent terminals. Every session keeps its state between calls until you close it.
             - Shell or REPL: session_open {"command": "bash"} (or python3, node, psql…) gives a session id and
               what the program printed at start (its banner and first prompt).
-              session_send {"session": id, "text": "make test", "wait_ms": 30000} sends a line and returns
-              its whole output once the command is done: prompt back (reason prompt), exit, or, for a
-              program with no prompt, 300 ms of quiet. until overrides that ({"data": true}: first byte;
+              session_send {"session": id, "text": "make test"} sends a line and returns its whole output
+              once the command is done, waiting up to 10 s (wait_ms: longer, or 0 not to wait): the shell's
+              prompt back (reason prompt; bash also gives the command's exit_code), the program waiting for
+              input (reason input: a question, a password, a pager), exit, or, for a program with no prompt
+              the server can tell, 300 ms of quiet. until overrides that ({"data": true}: first byte;
               pattern, quiet_ms). Long jobs: read on with session_read (same default); each call says why
               it stopped (reason) and what state the session is in.
             - Large output: reason "oversized" means nothing was consumed; use force (pages of max_bytes),

@@ -35,6 +35,12 @@ final class SessionTools {
      * wait after half of it (see {@link Until#started}).
      */
     static final long OPEN_WAIT_MS = 3000;
+    /**
+     * How long session_send waits, by default, for the command it sent to be done: an agent's first
+     * call means "run this and tell me what it did"; a command still running then is answered with what
+     * it printed so far (state running), and session_read takes up the wait.
+     */
+    static final long SEND_WAIT_MS = 10_000;
 
     private final ServerContext ctx;
     private final IrisSessions iris;
@@ -62,10 +68,17 @@ final class SessionTools {
                 Open a persistent interactive session. kind "process" runs a program (default: bash) in a \
                 pseudo-terminal (mode "pty") or on pipes (mode "pipe"); kind "iris" starts an ObjectScript \
                 terminal job in IRIS. Returns the session id used by every other session_* tool and, for a \
-                process, what it printed at start (data: banner, first prompt), read for the default reader: \
-                it waits up to wait_ms (default 3000) until the prompt shows, the process exits, its start-up \
-                output has been quiet for 300 ms, or it printed nothing for half of wait_ms (give a longer wait_ms \
-                for a slow start, e.g. a shell with a heavy rc file). An iris session prints \
+                process, what it printed at start (data), read for the default reader: in a pty on Linux it \
+                waits up to wait_ms (default 3000) until the program waits for input (a shell's first prompt, \
+                a question) or exits, so a one-shot command (bash -c "...") answers with all of its output and \
+                its exit_code; a program that runs on without reading (a server) answers after wait_ms with \
+                what it printed (state running). Elsewhere (pipe mode, other systems) it waits until the prompt \
+                shows, the process exits, its start-up output has been quiet for 300 ms, or it printed nothing \
+                for half of wait_ms. Give a longer wait_ms for a slow start (a shell with a heavy rc file). \
+                An interactive bash in a pty (no script, no -c) is set up with shell integration: invisible \
+                marks (OSC 133, never in data) tell when its own prompt is back and the exit status of each \
+                command, so reason prompt never stems from output that only looks like a prompt; sh, dash, \
+                zsh and other programs are judged by the prompt regex and the kernel. An iris session prints \
                 nothing at start (data is empty). A session with no tool call and no output for %d min is closed \
                 (its output says so; session_list shows ended_by idle).""".formatted(ctx.sessions().config().idleTimeout().toMinutes()), """
                 {"type": "object", "properties": {
@@ -81,7 +94,7 @@ final class SessionTools {
                   "namespace": {"type": "string", "description": "iris: namespace to start in"},
                   "notify": {"type": "boolean", "description": "push output and exit as MCP logging notifications"},
                   "prompt": {"type": "string", "description": "regex matching the program's prompt at the end of the last line (process)"},
-                  "wait_ms": {"type": "integer", "minimum": 0, "default": 3000, "description": "process: wait up to this long for the start-up output (0: neither wait nor read it; the first read gets it)"}
+                  "wait_ms": {"type": "integer", "minimum": 0, "default": 3000, "description": "process: wait up to this long for the program to wait for input or exit (0: neither wait nor read; the first read gets the start-up output)"}
                 }, "additionalProperties": false}""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"}, "kind": {"type": "string"}, "name": {"type": "string"},
@@ -100,7 +113,8 @@ final class SessionTools {
             };
             // read before notifications start, so the start-up output is answered here and not pushed as well
             ReadResult started = kind.equals("process") && wait > 0 ? s.read(new ReadRequest(ReadRequest.DEFAULT_READER, wait,
-                    Until.started(wait), ctx.limits().defaultReadBytes(), false, true, false, null, 0)) : null;
+                    Until.started(wait, s.engine() != null && s.engine().knowsInput()), ctx.limits().defaultReadBytes(),
+                    false, true, false, null, 0)) : null;
             if (notifyTarget != null) {
                 ctx.sessions().notifyTo(s, notifyTarget);
             }
@@ -169,16 +183,19 @@ final class SessionTools {
     private ToolSpec send() {
         return new ToolSpec("session_send", "Send input to a session", ToolSpec.Hints.RUNS_CODE, """
                 Send input to a session: text plus Enter (enter: false to omit it; control characters such as \
-                "\\u0003" pass through). With wait_ms > 0 it also reads, atomically, and by default (no until) \
-                returns once the command is done: its prompt is back (reason prompt), the program waits for \
-                input from the terminal (input: asked of the kernel, pty sessions on Linux; a password or [y/N] \
-                question, a pager, an editor), the process exited (exit), or, for a program with no \
-                recognisable prompt, its output has been quiet for 300 ms (quiet); \
-                e.g. wait_ms 30000 returns the command's whole output in one call. until overrides it \
+                "\\u0003" pass through). It also reads, atomically, waiting up to wait_ms (default %d; 0: \
+                return at once, reading nothing), and by default (no until) returns once the command is done: \
+                its prompt is back (reason prompt; for bash in a pty its own prompt, with the command's \
+                exit_code), the program waits for input from the terminal (input: asked of the kernel, pty \
+                sessions on Linux; a password or [y/N] question, a pager, an editor), the process exited \
+                (exit), or, where neither a prompt nor the kernel tells, its output has been quiet for 300 ms \
+                (quiet). A command still running when the wait ends answers with what it printed so far \
+                (reason timeout, state running): read on with session_read, or give a longer wait_ms \
+                (e.g. 120000 for a build). until overrides the default \
                 ({"data": true}: the first new byte; pattern, quiet_ms, prompt, exit). secret: true keeps the \
                 text out of transcripts and logs. keys presses named keys after the text (["up", "enter"], \
                 ["ctrl-c"]; names: enter, tab, shift-tab, esc, backspace, space, up, down, left, right, home, end, \
-                insert, delete, pageup, pagedown, f1-f12, ctrl-a..ctrl-z).""", """
+                insert, delete, pageup, pagedown, f1-f12, ctrl-a..ctrl-z).""".formatted(SEND_WAIT_MS), """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},
                   "text": {"type": "string"},
@@ -186,7 +203,8 @@ final class SessionTools {
                   "enter": {"type": "boolean", "default": true, "description": "press Enter after text (default true without keys, false with them)"},
                   "secret": {"type": "boolean", "default": false},
                 %s
-                }, "required": ["session"], "additionalProperties": false}""".formatted(Results.READ_INPUT_PROPERTIES), """
+                }, "required": ["session"], "additionalProperties": false}""".formatted(
+                Results.readInputProperties(SEND_WAIT_MS, "send and return at once, reading nothing")), """
                 {"type": "object", "properties": {
                   "written": {"type": "integer", "description": "bytes the program was given within the call's wait"},
                   "queued": {"type": "integer", "description": "bytes of this input still waiting for the program to read them (present only then)"},
@@ -206,8 +224,8 @@ final class SessionTools {
                         + ctx.limits().maxInputBytes() + "; send it in parts or write it to a file first");
             }
             boolean enter = a.bool("enter", keyNames.isEmpty());
-            ReadRequest read = a.integer("wait_ms", 0, 0, ctx.limits().maxWaitMillis()) > 0
-                    ? ReadOptions.parse(a, ctx.limits(), 0) : null;
+            ReadRequest asked = ReadOptions.parse(a, ctx.limits(), SEND_WAIT_MS);
+            ReadRequest read = asked.waitMs() > 0 ? asked : null;
             long bound = read != null ? read.waitMs() : Math.min(Session.INPUT_WAIT_MS, ctx.limits().maxWaitMillis());
             long start = System.nanoTime();
             Session.Sent sent = s.send(text, enter, a.bool("secret", false), bound);
@@ -253,7 +271,8 @@ final class SessionTools {
                   "all": {"type": "boolean", "description": "read from the beginning of the session's output"},
                   "to_file": {"type": "string", "description": "write the pending output to this file under the files root; only metadata is returned"},
                   "screen": {"type": "boolean", "description": "instead of output, the terminal's screen as a person would see it now (vi, less, top, installers): rows of text, the cursor, whether the alternate screen is on; consumes nothing and does not wait"}
-                }, "required": ["session"], "additionalProperties": false}""".formatted(Results.READ_INPUT_PROPERTIES), """
+                }, "required": ["session"], "additionalProperties": false}""".formatted(
+                Results.readInputProperties(0, "return what is there now")), """
                 {"type": "object", "properties": {
                 %s,
                   "screen": {"type": "object", "properties": {

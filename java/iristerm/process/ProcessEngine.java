@@ -57,16 +57,19 @@ public final class ProcessEngine implements Engine {
     private final InputWriter input;
     private final Thread pump;
     private final Leftovers leftovers;
+    /** the shell's own marks of its prompts and commands' ends; null for a program not set up to write them */
+    private final ShellMarks marks;
     private volatile TerminalSize size = TerminalSize.DEFAULT;
 
     private ProcessEngine(Process process, boolean pty, Pattern prompt, EngineSink sink, String name,
-                          Leftovers leftovers) {
+                          Leftovers leftovers, boolean marked) {
         this.process = process;
         this.leftovers = leftovers;
         this.pty = pty;
         this.prompt = new PromptRegex(prompt);
+        this.marks = marked ? new ShellMarks(sink) : null;
         this.input = new InputWriter(process.getOutputStream(), name + "-in");
-        this.pump = new Thread(() -> pump(process.getInputStream(), sink), name + "-out");
+        this.pump = new Thread(() -> pump(process.getInputStream(), sink, marks), name + "-out");
         pump.setDaemon(true);
         pump.start();
         Thread waiter = new Thread(() -> awaitExit(sink), name + "-exit");
@@ -90,10 +93,11 @@ public final class ProcessEngine implements Engine {
         List<String> argv = new ArrayList<>();
         try {
             Process p;
+            ShellIntegration.Setup shell = ShellIntegration.apply(executable, spec.args(), spec.pty(), env);
             if (spec.pty()) {
                 env.putIfAbsent("TERM", "xterm-256color");
                 argv.add(executable);
-                argv.addAll(spec.args());
+                argv.addAll(shell.args());
                 p = new PtyProcessBuilder(argv.toArray(String[]::new))
                         .setEnvironment(env)
                         .setDirectory(dir.getPath())
@@ -114,7 +118,8 @@ public final class ProcessEngine implements Engine {
                 pb.environment().putAll(env);
                 p = pb.start();
             }
-            ProcessEngine engine = new ProcessEngine(p, spec.pty(), prompt, sink, name, new Leftovers(marker, p.pid()));
+            ProcessEngine engine = new ProcessEngine(p, spec.pty(), prompt, sink, name, new Leftovers(marker, p.pid()),
+                    shell.marks());
             engine.size = new TerminalSize(spec.cols(), spec.rows());
             return engine;
         } catch (IOException e) {
@@ -148,12 +153,14 @@ public final class ProcessEngine implements Engine {
         return null;
     }
 
-    private static void pump(InputStream in, EngineSink sink) {
+    private static void pump(InputStream in, EngineSink sink, ShellMarks marks) {
         byte[] buf = new byte[64 * 1024];
         try (in) {
             int n;
             while ((n = in.read(buf)) >= 0) {
-                if (n > 0) {
+                if (n > 0 && marks != null) {
+                    marks.feed(buf, n);
+                } else if (n > 0) {
                     sink.output(buf, 0, n);
                 }
             }
@@ -232,10 +239,25 @@ public final class ProcessEngine implements Engine {
         return waiting ? SessionState.waiting_input : SessionState.running;
     }
 
-    /** A prompt-like last line counts only if the kernel, where it can be asked, says the program reads. */
+    /**
+     * A shell that marks its prompts is at its prompt when it has marked one since and the prompt's text
+     * has come (or, asked with no mark, once the kernel has told that the shell reads: an empty prompt);
+     * what merely looks like a prompt never counts then. For any other program a prompt-like last line
+     * counts, only if the kernel, where it can be asked, says the program reads.
+     */
     @Override
     public boolean promptSince(long mark, long logEnd, String lastLine) {
-        return logEnd > mark && prompt.matches(lastLine) && !Boolean.FALSE.equals(awaitsInput());
+        if (marks != null && marks.active()) {
+            Boolean marked = marks.promptSince(mark);
+            return marked != null ? marked : mark < 0;
+        }
+        // the kernel as it is: a bash whose marks never came (a profile replaced them) is judged as any program
+        return logEnd > mark && prompt.matches(lastLine) && !Boolean.FALSE.equals(kernelSaysReading());
+    }
+
+    @Override
+    public Integer promptStatus() {
+        return marks == null ? null : marks.status();
     }
 
     @Override
@@ -243,8 +265,13 @@ public final class ProcessEngine implements Engine {
         return pty && TerminalInput.HERE != null;
     }
 
+    /** Not while the shell draws its prompt: readline polls the terminal meanwhile, which is no wait for input. */
     @Override
     public Boolean awaitsInput() {
+        return marks != null && marks.drawing() ? Boolean.FALSE : kernelSaysReading();
+    }
+
+    private Boolean kernelSaysReading() {
         return knowsInput() && process.isAlive() ? TerminalInput.HERE.waiting(process.pid()) : null;
     }
 
@@ -253,9 +280,10 @@ public final class ProcessEngine implements Engine {
         return pty;
     }
 
+    /** Where the kernel tells input waits, or the shell marks its prompts, the end of a command is known without quiet. */
     @Override
     public boolean showsPrompt(String lineBefore) {
-        return prompt.seen(lineBefore);
+        return knowsInput() || (marks != null && marks.active()) || prompt.seen(lineBefore);
     }
 
     @Override

@@ -33,8 +33,20 @@ public interface Engine {
     /** State while the engine is alive; {@code lastLine} is the cleaned last line of output. */
     SessionState liveState(String lastLine);
 
-    /** Whether a prompt (end of command, READ, or a shell prompt) appeared at or after {@code mark}. */
+    /**
+     * Whether a prompt (end of command, READ, or a shell prompt) appeared at or after {@code mark}; a
+     * negative mark asks whether what the program shows now is its prompt, the kernel having told that it
+     * reads the terminal.
+     */
     boolean promptSince(long mark, long logEnd, String lastLine);
+
+    /**
+     * The exit status of the command that ended at the latest prompt, as the shell itself reported it
+     * (shell integration); null when not known (no such report, or no command ran before that prompt).
+     */
+    default Integer promptStatus() {
+        return null;
+    }
 
     /**
      * Whether the terminal echoes input back into the output (a PTY does): then the line holding the
@@ -45,9 +57,10 @@ public interface Engine {
     }
 
     /**
-     * Whether the program has a recognisable prompt (it has shown one, or {@code lineBefore}, the line
-     * it was on when the read began, is one), so that "done" means the prompt is back; when not, a
-     * waiting read with the default until settles on quiet output instead.
+     * Whether the end of a command can be told without guessing from quiet output: the program has a
+     * recognisable prompt (it has shown one, or {@code lineBefore}, the line it was on when the read began,
+     * is one), or the shell marks its prompts, or the kernel tells when the program waits for input. When
+     * not, a waiting read with the default until settles on quiet output instead.
      */
     default boolean showsPrompt(String lineBefore) {
         return true;

@@ -7,6 +7,13 @@ public interface EngineSink {
     /** The engine's process ended; {@code exitCode} and {@code signal} may be null when unknown. */
     void exited(Integer exitCode, String signal);
 
+    /**
+     * How much output the sink holds: where what the engine delivers next will stand. Output the
+     * session writes itself (an idle or take-over note) counts, so offsets an engine takes from here
+     * are the log's.
+     */
+    long end();
+
     /** Something a waiting reader may care about changed (an engine state or event). */
     void changed();
 

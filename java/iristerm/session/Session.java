@@ -594,7 +594,9 @@ public final class Session implements EngineSink {
                               String file, String hint) {
         Engine e = engine;
         String note = e == null ? null : e.note();
-        return new ReadResult(data, bytes, cursor, available, reason, state(), exitCode, exitSignal, file,
+        // at the shell's own prompt, the exit code is that of the command that just ended there
+        Integer code = exited || e == null || reason != ReadReason.prompt ? exitCode : e.promptStatus();
+        return new ReadResult(data, bytes, cursor, available, reason, state(), code, exitSignal, file,
                 join(hint, note));
     }
 
@@ -678,6 +680,11 @@ public final class Session implements EngineSink {
         if (listener != null) {
             listener.exited(this);
         }
+    }
+
+    @Override
+    public long end() {
+        return log.end();
     }
 
     @Override

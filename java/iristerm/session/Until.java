@@ -18,12 +18,14 @@ public record Until(Pattern pattern, Long quietMs, boolean prompt, boolean exit,
     /** The default of a waiting send or read: the command is done (prompt back, exit, or settled output). */
     public static final Until DONE = new Until(null, null, true, true, true);
     /**
-     * session_open waiting up to {@code waitMs}: the start-up output (banner, first prompt) is
-     * complete, or there is none: a program that printed nothing for half the wait (a slow shell rc
-     * file gets more with a longer wait) is taken to print nothing at start.
+     * session_open waiting up to {@code waitMs}: where the kernel tells when the program waits for
+     * input ({@code inputKnown}), until it does (its prompt, a question) or exits, so that a one-shot
+     * command answers with all of its output and its exit code. Elsewhere, until the start-up output
+     * (banner, first prompt) is complete, or there is none: a program that printed nothing for half the
+     * wait (a slow shell rc file gets more with a longer wait) is taken to print nothing at start.
      */
-    public static Until started(long waitMs) {
-        return new Until(null, Math.max(1, waitMs / 2), true, true, true);
+    public static Until started(long waitMs, boolean inputKnown) {
+        return inputKnown ? DONE : new Until(null, Math.max(1, waitMs / 2), true, true, true);
     }
 
     public Until(Pattern pattern, Long quietMs, boolean prompt, boolean exit) {

@@ -103,7 +103,7 @@ class AppViewIT {
     void sessionViewShowsTheOutputToItsOwnerAndMovesNoCursor() {
         String s = (String) ok(alice, "session_open", "command", "bash", "args", List.of("--norc", "--noprofile"),
                 "env", Map.of("PS1", "$ ")).get("session");
-        ok(alice, "session_send", "session", s, "text", "echo view-$((6*7))");
+        ok(alice, "session_send", "session", s, "text", "echo view-$((6*7))", "wait_ms", 0);
         String seen = "";
         Map<String, Object> v = Map.of("next", 0);
         // bounded: each call waits at most 5 s for output, and the command prints at once

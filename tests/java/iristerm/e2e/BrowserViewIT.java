@@ -281,7 +281,7 @@ class BrowserViewIT {
         row(alice, id).click();
         waiting(alice).until(d -> !screen(d).isBlank());
 
-        Mcp.ok(aliceMcp, "session_send", "session", id, "text", "echo ui-marker-$((6*7))");
+        Mcp.ok(aliceMcp, "session_send", "session", id, "text", "echo ui-marker-$((6*7))", "wait_ms", 0);
         long sent = System.nanoTime();
         waiting(alice).until(d -> screen(d).contains("ui-marker-42"));
         // measured, not asserted: from the send's answer to the text on the page (includes WebDriver's polling)

@@ -179,7 +179,7 @@ abstract class SessionScenarios {
     @Test
     void aWaitingReadReturnsTheCommandsOutputCoalesced() {
         String s = openBash();
-        ok(client, "session_send", "session", s, "text", "for i in 1 2 3; do echo row$i; sleep 0.2; done");
+        ok(client, "session_send", "session", s, "text", "for i in 1 2 3; do echo row$i; sleep 0.2; done", "wait_ms", 0);
         Map<String, Object> r = ok(client, "session_read", "session", s, "wait_ms", 20000);
         assertEquals("prompt", r.get("reason"), r::toString);
         assertTrue(((String) r.get("data")).lines().toList().containsAll(List.of("row1", "row2", "row3")), r::toString);
@@ -331,7 +331,7 @@ abstract class SessionScenarios {
         ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100", "wait_ms", 10000,
                 "until", Map.of("pattern", "(?m)^sleeping"));
         Map<String, Object> r2 = interruptUntilPrompt(s,
-                () -> ok(client, "session_send", "session", s, "text", "\u0003", "enter", false));
+                () -> ok(client, "session_send", "session", s, "text", "\u0003", "enter", false, "wait_ms", 0));
         assertEquals("prompt", r2.get("reason"), r2::toString);
     }
 
@@ -463,6 +463,136 @@ abstract class SessionScenarios {
         ok(client, "session_close", "session", s);
     }
 
+    /** session_send as an agent first writes it: no wait_ms, no until. */
+    Map<String, Object> sendPlain(String session, String line) {
+        return ok(client, "session_send", "session", session, "text", line);
+    }
+
+    @Test
+    void aShellCommandEndsAtTheShellsOwnPromptWithItsExitCode() {
+        String s = openBash();
+        Map<String, Object> failed = sendPlain(s, "false");
+        assertEquals("prompt", failed.get("reason"), failed::toString);
+        assertEquals(1L, num(failed, "exit_code"), failed::toString);
+        assertEquals("waiting_input", failed.get("state"), () -> "the session is alive: " + failed);
+        Map<String, Object> subshell = sendPlain(s, "(exit 3)");
+        assertEquals(3L, num(subshell, "exit_code"), subshell::toString);
+        Map<String, Object> pipeline = sendPlain(s, "echo piped | grep -q nothing-like-it");
+        assertEquals(1L, num(pipeline, "exit_code"), pipeline::toString);
+        Map<String, Object> fine = sendPlain(s, "echo fine-$((2+2)) | cat");
+        assertEquals(0L, num(fine, "exit_code"), fine::toString);
+        assertTrue(((String) fine.get("data")).contains("fine-4"), fine::toString);
+        Map<String, Object> started = ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100",
+                "until", Map.of("pattern", "(?m)^sleeping"));
+        assertEquals("running", started.get("state"), started::toString);
+        Map<String, Object> r = interruptUntilPrompt(s, () -> ok(client, "session_signal", "session", s, "signal", "INT"));
+        assertEquals(130L, num(r, "exit_code"), r::toString);
+        // Enter alone runs no command: no status to report
+        Map<String, Object> empty = sendPlain(s, "");
+        assertEquals("prompt", empty.get("reason"), empty::toString);
+        assertFalse(empty.containsKey("exit_code"), empty::toString);
+        ok(client, "session_close", "session", s);
+    }
+
+    @Test
+    void theUsersOwnStartupFileAndPromptCommandKeepWorking() throws Exception {
+        Path home = Files.createTempDirectory("itm-home");
+        // an rc file that replaces PROMPT_COMMAND (as many do) and sets its own prompt
+        Files.writeString(home.resolve(".bashrc"), "PS1='rc$ '\nPROMPT_COMMAND='echo \"pc saw $?\"'\nRC_LOADED=yes\n");
+        Map<String, Object> opened = ok(client, "session_open", "command", "bash", "env", Map.of("HOME", home.toString()),
+                "wait_ms", 10000);
+        assertEquals("prompt", opened.get("reason"), opened::toString);
+        assertFalse(opened.containsKey("exit_code"), () -> "no command ran before the first prompt: " + opened);
+        String s = (String) opened.get("session");
+        Map<String, Object> r = sendPlain(s, "echo \"loaded=$RC_LOADED\"; (exit 5)");
+        assertEquals("prompt", r.get("reason"), r::toString);
+        assertEquals(5L, num(r, "exit_code"), r::toString);
+        String data = (String) r.get("data");
+        assertTrue(data.contains("loaded=yes") && data.contains("pc saw 5") && data.endsWith("rc$ "), r::toString);
+        ok(client, "session_close", "session", s);
+    }
+
+    @Test
+    void aLoginShellWhoseProfileDropsTheMarksIsJudgedByItsPrompt() throws Exception {
+        Path home = Files.createTempDirectory("itm-login");
+        Files.writeString(home.resolve(".bash_profile"), "PROMPT_COMMAND=''\nPS1='lp$ '\n");
+        Map<String, Object> opened = ok(client, "session_open", "command", "bash", "args", List.of("-l"),
+                "env", Map.of("HOME", home.toString()));
+        assertEquals("prompt", opened.get("reason"), opened::toString);
+        assertTrue(((String) opened.get("data")).endsWith("lp$ "), opened::toString);
+        String s = (String) opened.get("session");
+        Map<String, Object> r = sendPlain(s, "echo no-marks-$((1+1))");
+        assertEquals("prompt", r.get("reason"), r::toString);
+        assertTrue(((String) r.get("data")).contains("no-marks-2"), r::toString);
+        assertFalse(r.containsKey("exit_code"), () -> "without marks no status is known: " + r);
+        ok(client, "session_close", "session", s);
+    }
+
+    @Test
+    void theShellsMarksAreNeverSeen() throws Exception {
+        String s = openBash();
+        Map<String, Object> raw = ok(client, "session_send", "session", s, "text", "echo one; false", "strip_ansi", false);
+        assertEquals("prompt", raw.get("reason"), raw::toString);
+        Map<String, Object> all = ok(client, "session_read", "session", s, "all", true, "strip_ansi", false);
+        @SuppressWarnings("unchecked")
+        List<String> rows = (List<String>) ((Map<String, Object>) ok(client, "session_read", "session", s, "screen", true)
+                .get("screen")).get("rows");
+        ok(client, "session_close", "session", s);
+        String transcript = Files.readString(dataDir.resolve("sessions").resolve(s).resolve("transcript.log"));
+        for (String seen : List.of((String) raw.get("data"), (String) all.get("data"), String.join("\n", rows), transcript)) {
+            assertFalse(seen.contains("133;"), () -> "a mark shows: " + seen);
+        }
+        assertTrue(transcript.contains("one"), transcript);
+    }
+
+    @Test
+    void onlyTheShellsOwnPromptEndsAWaitAsPrompt() {
+        String s = openBash();
+        // looks like a prompt while the shell is busy
+        Map<String, Object> busy = sendPlain(s, "printf 'x$ '; sleep 2; echo done");
+        assertEquals("prompt", busy.get("reason"), busy::toString);
+        assertTrue(((String) busy.get("data")).contains("x$ done"), () -> "the wait ended at the look-alike: " + busy);
+        assertEquals(0L, num(busy, "exit_code"), busy::toString);
+        // looks like a prompt and reads the terminal: the program waits for input, the shell is not back
+        Map<String, Object> asked = sendPlain(s, "read -p 'y$ ' v; echo \"got $v\"; exit_status_is_next");
+        assertEquals("input", asked.get("reason"), asked::toString);
+        assertFalse(asked.containsKey("exit_code"), asked::toString);
+        Map<String, Object> answered = sendPlain(s, "yes");
+        assertEquals("prompt", answered.get("reason"), answered::toString);
+        assertTrue(((String) answered.get("data")).contains("got yes"), answered::toString);
+        assertEquals(127L, num(answered, "exit_code"), () -> "the command not found ends it: " + answered);
+        ok(client, "session_close", "session", s);
+    }
+
+    @Test
+    void aOneShotCommandOpensWithAllItsOutputAndExitCode() {
+        Map<String, Object> opened = ok(client, "session_open", "command", "bash",
+                "args", List.of("-c", "echo a; sleep 0.5; echo b; exit 4"));
+        assertEquals("exit", opened.get("reason"), opened::toString);
+        assertEquals(4L, num(opened, "exit_code"), opened::toString);
+        assertEquals(List.of("a", "b"), ((String) opened.get("data")).lines().toList(), opened::toString);
+        assertEquals("exited", opened.get("state"), opened::toString);
+    }
+
+    @Test
+    void sendWaitsForTheCommandByDefaultAndWaitZeroReturnsAtOnce() {
+        String s = openBash();
+        Map<String, Object> whole = sendPlain(s, "sleep 0.3; echo a; sleep 0.3; echo b");
+        assertEquals("prompt", whole.get("reason"), whole::toString);
+        assertTrue(((String) whole.get("data")).lines().toList().containsAll(List.of("a", "b")), whole::toString);
+        assertTrue(((String) whole.get("data")).endsWith("$ "), whole::toString);
+
+        long start = System.nanoTime();
+        Map<String, Object> fired = ok(client, "session_send", "session", s, "text", "sleep 2; echo la''ter", "wait_ms", 0);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertFalse(fired.containsKey("reason"), () -> "wait_ms 0 reads nothing: " + fired);
+        assertEquals(22L, num(fired, "written"), fired::toString);
+        assertTrue(millis < 1500, () -> "wait_ms 0 answered after " + millis + " ms");
+        Map<String, Object> rest = ok(client, "session_read", "session", s, "wait_ms", 20000);
+        assertTrue(((String) rest.get("data")).contains("later"), rest::toString);
+        ok(client, "session_close", "session", s);
+    }
+
     @Test
     void pagersPrintAtOnceUnlessTheSessionAsksForOne() {
         String s = openBash();
@@ -490,7 +620,7 @@ abstract class SessionScenarios {
     @Test
     void closeReturnsLastOutputAndExitInformation() {
         String s = openBash();
-        ok(client, "session_send", "session", s, "text", "echo last-words-$((1+1))");
+        ok(client, "session_send", "session", s, "text", "echo last-words-$((1+1))", "wait_ms", 0);
         // a reader of its own sees the echo run, so the close cannot overtake it and the default reader's output stays unread
         Map<String, Object> seen = ok(client, "session_read", "session", s, "reader", "watch", "wait_ms", 20000,
                 "until", Map.of("pattern", "last-words-2"));
@@ -506,9 +636,9 @@ abstract class SessionScenarios {
     void notifyPushesOutputAndExit() throws Exception {
         logs.clear();
         String s = open("command", "bash", "args", List.of("--norc"), "notify", true);
-        ok(client, "session_send", "session", s, "text", "echo notified-$((40+2))");
+        ok(client, "session_send", "session", s, "text", "echo notified-$((40+2))", "wait_ms", 0);
         assertNotNull(awaitLog(s, "notified-42"), "output should be pushed");
-        ok(client, "session_send", "session", s, "text", "exit 0");
+        ok(client, "session_send", "session", s, "text", "exit 0", "wait_ms", 0);
         assertNotNull(awaitLog(s, "exited"), "exit should be pushed");
     }
 

@@ -1,4 +1,4 @@
-package iristerm.iris;
+package iristerm.session;
 
 import org.junit.jupiter.api.Test;
 
@@ -21,9 +21,13 @@ class MarkFilterTest {
     }
 
     private static Out run(byte[] stream, int... cuts) throws Exception {
+        return run(false, "\u001b]7715;" + ID + ";", 1024, stream, cuts);
+    }
+
+    private static Out run(boolean lenient, String intro, int max, byte[] stream, int... cuts) throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         List<String> marks = new ArrayList<>();
-        MarkFilter f = new MarkFilter(ID, 1024, new MarkFilter.Handler() {
+        MarkFilter.Handler handler = new MarkFilter.Handler() {
             @Override
             public void output(byte[] bytes, int offset, int length) {
                 out.write(bytes, offset, length);
@@ -33,7 +37,8 @@ class MarkFilterTest {
             public void mark(String json) {
                 marks.add(json + "@" + out.size());
             }
-        });
+        };
+        MarkFilter f = lenient ? MarkFilter.lenient(intro, max, handler) : MarkFilter.strict(intro, max, handler);
         int from = 0;
         for (int cut : cuts) {
             f.feed(stream, from, cut - from);
@@ -82,24 +87,64 @@ class MarkFilterTest {
         assertThrows(MarkFilter.Overlong.class, () -> run(stream, 100));
     }
 
-    /** The longest thing the job writes is one IRIS string, each character up to 3 bytes of UTF-8 (E8). */
-    @Test
-    void theEnginesLimitTakesTheLongestIrisStringInThreeByteCharacters() throws Exception {
-        String json = "\"" + "€".repeat(3_641_144 - 2) + "\"";
-        byte[] stream = ("\u001b]7715;" + ID + ";" + json + "\u0007").getBytes(StandardCharsets.UTF_8);
-        List<String> marks = new ArrayList<>();
-        MarkFilter f = new MarkFilter(ID, IrisEngine.MAX_MARK_BYTES, new MarkFilter.Handler() {
-            @Override
-            public void output(byte[] bytes, int offset, int length) {
-            }
+    // ---- a terminal's stream: shell-integration marks among whatever programs print ----------------
 
-            @Override
-            public void mark(String text) {
-                marks.add(text);
+    private static final String SHELL = "\u001b]133;";
+
+    private static int[] everyByte(byte[] stream) {
+        int[] cuts = new int[stream.length - 1];
+        for (int i = 0; i < cuts.length; i++) {
+            cuts[i] = i + 1;
+        }
+        return cuts;
+    }
+
+    @Test
+    void shellMarksSplitAnywhereAreTakenOutWhole() throws Exception {
+        String text = "out\r\n" + SHELL + "D;3\u0007" + SHELL + "A\u0007$ ";
+        byte[] stream = text.getBytes(StandardCharsets.UTF_8);
+        for (int cut = 1; cut < stream.length; cut++) {
+            for (int second = cut + 1; second < stream.length; second++) {
+                Out o = run(true, SHELL, 64, stream, cut, second);
+                assertEquals("out\r\n$ ", o.output(), "cuts at " + cut + ", " + second);
+                assertEquals(List.of("D;3@5", "A@5"), o.marks(), "cuts at " + cut + ", " + second);
             }
-        });
-        f.feed(stream, 0, stream.length);
-        assertEquals(1, marks.size());
-        assertEquals(json.length(), marks.get(0).length());
+        }
+    }
+
+    @Test
+    void foreignOscSequencesAroundAMarkStayOutput() throws Exception {
+        // a window title, another terminal's mark, an OSC 133 ended by ST (ESC \) rather than BEL, a hyperlink
+        String title = "\u001b]0;user@host: ~\u0007";
+        String other = "\u001b]1337;CurrentDir=/tmp\u0007";
+        String st = SHELL + "A\u001b\\";
+        String link = "\u001b]8;;http://x\u0007x\u001b]8;;\u0007";
+        String text = title + other + SHELL + "C\u0007" + st + "ls" + link + SHELL + "D;0\u0007" + title + SHELL + "A\u0007";
+        byte[] stream = text.getBytes(StandardCharsets.UTF_8);
+        for (int[] cuts : List.of(new int[0], everyByte(stream))) {
+            Out o = run(true, SHELL, 64, stream, cuts);
+            assertEquals(title + other + st + "ls" + link + title, o.output());
+            int before = (title + other).length();
+            int after = (title + other + st + "ls" + link).length();
+            assertEquals(List.of("C@" + before, "D;0@" + after, "A@" + (after + title.length())), o.marks());
+        }
+    }
+
+    @Test
+    void aLenientMarkCutShortByAControlByteOrTheLimitIsOutput() throws Exception {
+        String broken = SHELL + "D;0\r\n";
+        String overlong = SHELL + "x".repeat(100) + "\u0007";
+        String text = broken + overlong + SHELL + "A\u0007end";
+        byte[] stream = text.getBytes(StandardCharsets.UTF_8);
+        for (int[] cuts : List.of(new int[0], everyByte(stream))) {
+            Out o = run(true, SHELL, 64, stream, cuts);
+            assertEquals(broken + overlong + "end", o.output());
+            assertEquals(List.of("A@" + (broken + overlong).length()), o.marks());
+        }
+    }
+
+    @Test
+    void anIntroducerWithASecondEscIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> MarkFilter.lenient("\u001b]1;\u001b", 8, null));
     }
 }
