@@ -245,12 +245,18 @@ final class SessionTools {
                 until; the default is the same as session_send's: new output up to the prompt, an input wait, the exit, or \
                 (no recognisable prompt) 300 ms of quiet after output began, so a read never ends on half a \
                 line; {"data": true} returns on the first new byte. reason says why it stopped: data, pattern, \
-                quiet, prompt, input, exit, timeout, or oversized (more than max_bytes pending: nothing consumed; use \
-                force for pages, a larger max_bytes, or to_file). all: true reads from the start of the session.""", """
+                quiet, prompt, input, exit, timeout, or oversized. Oversized: more than max_bytes came by the time the \
+                wait ended (the command is done or wait_ms is over: state says whether it still runs); data holds \
+                its first and last part, left_out the offsets of what was left out between, and the reader's \
+                cursor moves past all of it; read the left-out part with cursor: left_out.from plus to_file (a file) \
+                or force (pages), or ask for a larger max_bytes. force and to_file deliver everything as asked, \
+                never shortened. all: true reads from the start of the session; cursor: N from offset N (the reader \
+                continues from there).""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},
                 %s,
                   "all": {"type": "boolean", "description": "read from the beginning of the session's output"},
+                  "cursor": {"type": "integer", "minimum": 0, "description": "move the reader to this log offset first, back or forward (e.g. left_out.from of an oversized answer), and read on from there"},
                   "to_file": {"type": "string", "description": "write the pending output to this file under the files root; only metadata is returned"},
                   "screen": {"type": "boolean", "description": "instead of output, the terminal's screen as a person would see it now (vi, less, top, installers): rows of text, the cursor, whether the alternate screen is on; consumes nothing and does not wait"}
                 }, "required": ["session"], "additionalProperties": false}""".formatted(Results.READ_INPUT_PROPERTIES), """
