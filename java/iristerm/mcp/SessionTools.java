@@ -175,8 +175,12 @@ final class SessionTools {
                 question, a pager, an editor), the process exited (exit), or, for a program with no \
                 recognisable prompt, its output has been quiet for 300 ms (quiet); \
                 e.g. wait_ms 30000 returns the command's whole output in one call. until overrides it \
-                ({"data": true}: the first new byte; pattern, quiet_ms, prompt, exit). secret: true keeps the \
-                text out of transcripts and logs. keys presses named keys after the text (["up", "enter"], \
+                ({"data": true}: the first new byte; pattern, quiet_ms, prompt, exit). secret: true masks the \
+                text: from then on each occurrence of it (each line of it) in the session's output, the \
+                terminal's echo and the program printing it back included, is replaced by * of the same length \
+                in every answer, all: true, to_file, the screen, the transcript and its resource. Only the text \
+                as sent is recognised: a program that transforms it (hashes, encodes, colours or wraps it, \
+                prints part of it) is not masked, and a one-character secret masks that character everywhere. keys presses named keys after the text (["up", "enter"], \
                 ["ctrl-c"]; names: enter, tab, shift-tab, esc, backspace, space, up, down, left, right, home, end, \
                 insert, delete, pageup, pagedown, f1-f12, ctrl-a..ctrl-z).""", """
                 {"type": "object", "properties": {
@@ -184,7 +188,7 @@ final class SessionTools {
                   "text": {"type": "string"},
                   "keys": {"type": "array", "items": {"type": "string"}, "description": "named keys pressed after text, in order: enter, tab, shift-tab, esc, backspace, space, up, down, left, right, home, end, insert, delete, pageup, pagedown, f1-f12, ctrl-a..ctrl-z, ctrl-@, ctrl-[, ctrl-\\\\, ctrl-]"},
                   "enter": {"type": "boolean", "default": true, "description": "press Enter after text (default true without keys, false with them)"},
-                  "secret": {"type": "boolean", "default": false},
+                  "secret": {"type": "boolean", "default": false, "description": "mask this text wherever the session's output shows it from now on (its echo included)"},
                 %s
                 }, "required": ["session"], "additionalProperties": false}""".formatted(Results.READ_INPUT_PROPERTIES), """
                 {"type": "object", "properties": {

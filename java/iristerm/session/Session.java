@@ -164,7 +164,7 @@ public final class Session implements EngineSink {
         Engine e = requireLive("send input to");
         long mark = log.end();
         if (secret) {
-            log.addSecret(text);
+            log.addSecret(text, mark);
         }
         Delivery delivery;
         try {
