@@ -1,6 +1,7 @@
 package iristerm.e2e;
 
 import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -54,6 +55,14 @@ abstract class IrisScenarios {
         // an iris session prints nothing at start (no banner, no prompt text): its answer says so
         assertEquals("", opened.get("data"), opened::toString);
         return (String) opened.get("session");
+    }
+
+    /** With IRIS configured its tools are listed and the instructions teach them. */
+    @Test
+    void irisToolsAreListedAndTaught() {
+        List<String> names = client.listTools().tools().stream().map(McpSchema.Tool::name).toList();
+        assertTrue(names.containsAll(List.of("iris_execute", "iris_sql", "session_open")), names::toString);
+        assertTrue(client.getServerInstructions().contains("iris_execute"), client::getServerInstructions);
     }
 
     @Test

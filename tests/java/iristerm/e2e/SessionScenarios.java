@@ -690,7 +690,7 @@ abstract class SessionScenarios {
             assertEquals(Boolean.TRUE, tools.get(ender).annotations().destructiveHint(), ender);
             assertEquals(Boolean.FALSE, tools.get(ender).annotations().openWorldHint(), ender);
         }
-        for (String runner : List.of("session_open", "session_send", "iris_execute", "iris_sql")) {
+        for (String runner : List.of("session_open", "session_send")) {
             assertEquals(Boolean.TRUE, tools.get(runner).annotations().openWorldHint(), runner);
             assertEquals(Boolean.FALSE, tools.get(runner).annotations().readOnlyHint(), runner);
         }
@@ -762,8 +762,17 @@ abstract class SessionScenarios {
         String instructions = client.getServerInstructions();
         assertNotNull(instructions, "the server gives no instructions");
         for (String step : List.of("session_open", "session_send", "until", "reason prompt", "quiet", "oversized",
-                "session_signal", "progressToken", "transcript", "iris_execute")) {
+                "session_signal", "progressToken", "transcript")) {
             assertTrue(instructions.contains(step), "the instructions do not teach " + step);
         }
+    }
+
+    /** This server has no IRIS: tools that could only answer "not configured" are not offered, nor taught. */
+    @Test
+    void withoutIrisNoIrisToolIsListedOrTaught() {
+        List<String> names = client.listTools().tools().stream().map(McpSchema.Tool::name).toList();
+        assertTrue(names.stream().noneMatch(n -> n.startsWith("iris_")), names::toString);
+        String instructions = client.getServerInstructions();
+        assertFalse(instructions.contains("iris_execute") || instructions.contains("iris_sql"), instructions);
     }
 }
