@@ -292,6 +292,11 @@ abstract class SessionScenarios {
         String joined = page.get("data") + (String) next.get("data");
         assertTrue(joined.lines().anyMatch("20000"::equals), "pages of the left-out part in order");
 
+        String past = error(client, "session_read", "session", s, "cursor", 1L << 40);
+        assertTrue(past.contains("past the end") && past.contains("from 0 to"), past);
+        String both = error(client, "session_read", "session", s, "cursor", 0, "all", true);
+        assertTrue(both.contains("'all'") && both.contains("'cursor'"), both);
+
         ok(client, "session_read", "session", s, "to_file", "out/rest.txt");
         Map<String, Object> after = send(s, "echo next-command");
         assertEquals("prompt", after.get("reason"), after::toString);

@@ -99,6 +99,32 @@ class OutputLogTest {
         assertEquals("€".repeat(5000), Files.readString(out));
     }
 
+    /**
+     * An oversized answer cuts at whole characters: its head, the left-out part and its tail account for every byte
+     * consumed, and the left-out part read by offset is exactly what was not shown.
+     */
+    @Test
+    void oversizedAnswerCutsAtCharactersAndAccountsForEveryByte() {
+        OutputLog log = new OutputLog(1 << 20, null);
+        Session s = new Session(new SessionMeta("g", "process", "g", "o", "x", java.util.List.of(), ".", null, "pipe",
+                null, 0), log, null);
+        byte[] text = "€".repeat(50_000).getBytes(StandardCharsets.UTF_8);
+        log.append(text, 0, text.length);
+        ReadResult r = s.read(new ReadRequest("r", 0, null, 1001, false, false, false, null, 0));
+        assertEquals(ReadReason.oversized, r.reason());
+        assertEquals(text.length, r.bytes());
+        assertEquals(log.end(), r.cursor());
+        String[] parts = r.data().split("\n\\[\\.\\.\\. " + r.leftOut().bytes() + " bytes left out[^\n]*\n");
+        assertEquals(2, parts.length, r.data());
+        assertEquals("€".repeat(parts[0].length()), parts[0]);
+        assertEquals("€".repeat(parts[1].length()), parts[1]);
+        assertTrue(3L * (parts[0].length() + parts[1].length()) <= 1001, r.data());
+        assertEquals(text.length, 3L * (parts[0].length() + parts[1].length()) + r.leftOut().bytes());
+        ReadResult middle = s.read(new ReadRequest("r", 0, null, 1 << 20, true, false, false, null, 0, false,
+                r.leftOut().from()));
+        assertEquals("€".repeat(50_000 - parts[0].length()), middle.data(), "from there to the end");
+    }
+
     @Test
     void withoutTranscriptLostBytesAreSkippedAndSaidSo() {
         OutputLog log = new OutputLog(4096, null);
