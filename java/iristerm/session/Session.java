@@ -525,7 +525,7 @@ public final class Session implements EngineSink {
         long end = log.end();
         long pending = end - cursor;
         if (!r.force() && r.toFile() == null && pending > r.maxBytes()) {
-            return headAndTail(r, cursor, end);
+            return headAndTail(r, cursor, end, waited.note());
         }
         if (r.toFile() != null) {
             long next = spill(r, cursor, end);
@@ -552,7 +552,7 @@ public final class Session implements EngineSink {
      * max_bytes, and how much was left out between. The reader moves past all of it, so that the next command
      * is answered on its own; what was left out stays readable by offset (the read's {@code cursor}).
      */
-    private ReadResult headAndTail(ReadRequest r, long cursor, long end) {
+    private ReadResult headAndTail(ReadRequest r, long cursor, long end, String note) {
         int tailMax = r.maxBytes() / 2;
         OutputLog.Slice head = log.read(cursor, r.maxBytes() - tailMax);
         byte[] h = head.bytes();
@@ -571,7 +571,7 @@ public final class Session implements EngineSink {
                 + leftOut.from() + " to " + leftOut.to() + ") ...]\n" + text(t, skip, t.length - skip, r.stripAnsi());
         SessionState state = state();
         String hint = (end - cursor) + " bytes of output, more than max_bytes (" + r.maxBytes() + "): data holds the "
-                + "first " + headLen + " and the last " + (t.length - skip) + "; the " + leftOut.bytes()
+                + "first " + headLen + " bytes and the last " + (t.length - skip) + "; the " + leftOut.bytes()
                 + " bytes between (offsets " + leftOut.from() + " to " + leftOut.to() + ") were left out, and the "
                 + "reader's cursor moved past all of it (to " + end + ")."
                 + (head.from() > cursor ? " The first " + (head.from() - cursor) + " bytes were no longer held." : "")
@@ -579,7 +579,7 @@ public final class Session implements EngineSink {
                 + " To get what was left out: session_read {\"cursor\": " + leftOut.from() + ", \"to_file\": "
                 + "\"out.txt\"} writes it (and all after it) to a file, or {\"cursor\": " + leftOut.from()
                 + ", \"force\": true} pages through it (max_bytes a page); or read with a larger max_bytes.";
-        return result(data, end - cursor, end, 0, ReadReason.oversized, null, hint, leftOut);
+        return result(data, end - cursor, end, 0, ReadReason.oversized, null, join(hint, note), leftOut);
     }
 
     /**

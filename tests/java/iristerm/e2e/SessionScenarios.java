@@ -301,6 +301,7 @@ abstract class SessionScenarios {
         Map<String, Object> after = send(s, "echo next-command");
         assertEquals("prompt", after.get("reason"), after::toString);
         assertFalse(((String) after.get("data")).contains("1500000"), after::toString);
+        ok(client, "session_close", "session", s);
     }
 
     /** A command that printed too much and still runs when the wait is over: the answer says so, and how to go on. */
@@ -316,6 +317,7 @@ abstract class SessionScenarios {
         Map<String, Object> stopped = interruptUntilPrompt(s,
                 () -> ok(client, "session_signal", "session", s, "signal", "INT"));
         assertEquals("prompt", stopped.get("reason"), stopped::toString);
+        ok(client, "session_close", "session", s);
     }
 
     @Test
@@ -338,6 +340,7 @@ abstract class SessionScenarios {
         } while (num(page, "available") > 0);
         assertTrue(pages > 10, "pages of max_bytes");
         assertEquals(2, all.lines().filter("20000"::equals).count(), "both runs, every line, in pages");
+        ok(client, "session_close", "session", s);
     }
 
     @Test
