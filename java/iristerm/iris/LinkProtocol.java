@@ -35,10 +35,16 @@ public final class LinkProtocol {
     public static final List<String> HELLO_FIELDS = List.of("ticket", "pid", "mark", "refused", "namespace",
             "instance");
     /** the marks' fields Java reads ("e" and, per event, what IrisEngine follows) */
-    public static final List<String> MARK_FIELDS = List.of("e", "n", "ns", "tl", "ms", "error", "r", "result");
+    public static final List<String> MARK_FIELDS = List.of("e", "n", "ns", "tl", "ms", "error", "r", "timeout",
+            "result");
 
     /** the longest first line a connecting job may send */
     public static final int MAX_HELLO_BYTES = 64 * 1024;
-    /** how long a ticket is good for, and how long a connection may take to send its hello */
+    /** how long a ticket is good for: the Open's bound, from minting the ticket to the job's hello */
     public static final long HELLO_MILLIS = 10_000;
+    /**
+     * how long a connection may take, from its connect, to send its whole hello: a job sends it in the same
+     * breath as it connects, so only a connection that holds a place in the queue without being a job waits longer
+     */
+    public static final long HELLO_READ_MILLIS = 2_000;
 }
