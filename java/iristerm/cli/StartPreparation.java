@@ -118,7 +118,7 @@ final class StartPreparation {
         json.writeValueAsBytes(new McpSchema.JSONRPCResponse(McpSchema.JSONRPC_VERSION, request.id(),
                 new McpSchema.InitializeResult(init.protocolVersion(), ServerAssembly.CAPABILITIES,
                         new McpSchema.Implementation(ServerAssembly.NAME, Version.current()),
-                        ServerAssembly.INSTRUCTIONS), null));
+                        ServerAssembly.instructions(false)), null));
         return null;
     }
 }

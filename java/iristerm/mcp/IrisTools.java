@@ -30,7 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * iris_execute and iris_sql, and the iris kind of session_open. An iris session is a job IRIS
  * starts for the caller that connects back over its own link ({@link JobLink}, one listener per
- * server, opened on first use). With no IRIS configured every tool answers how to configure it.
+ * server, opened on first use). With no IRIS configured the server lists neither tool, and an iris session
+ * answers how to configure IRIS.
  */
 final class IrisTools implements IrisSessions, AutoCloseable {
     private static final String NOT_CONFIGURED = "no IRIS is configured for this server; start it with IRIS_HOSTNAME "

@@ -26,8 +26,14 @@ final class ReadOptions {
         long wait = a.integer("wait_ms", Math.min(defaultWaitMs, limits.maxWaitMillis()), 0, limits.maxWaitMillis());
         int max = (int) a.integer("max_bytes", limits.defaultReadBytes(), 1, limits.maxReadBytes());
         String toFile = a.string("to_file");
+        boolean all = a.bool("all", false);
+        long seek = a.integer("cursor", -1, 0, Long.MAX_VALUE);
+        if (all && seek >= 0) {
+            throw new SessionException("give either 'all' (read from the start) or 'cursor' (read from that offset), "
+                    + "not both");
+        }
         return new ReadRequest(reader, wait, until(a, wait), max, a.bool("force", false), a.bool("strip_ansi", true),
-                a.bool("all", false), toFile == null ? null : filePath(toFile, limits.filesRoot()), 0);
+                all, toFile == null ? null : filePath(toFile, limits.filesRoot()), 0, false, seek);
     }
 
     /**

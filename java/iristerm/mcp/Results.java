@@ -23,7 +23,9 @@ final class Results {
     static Map<String, Object> read(ReadResult r) {
         return map("data", r.data(), "bytes", r.bytes(), "cursor", r.cursor(), "available", r.available(),
                 "reason", r.reason().name(), "state", r.state().name(), "exit_code", r.exitCode(),
-                "signal", r.signal(), "file", r.file(), "hint", r.hint());
+                "signal", r.signal(), "file", r.file(), "hint", r.hint(),
+                "left_out", r.leftOut() == null ? null : map("from", r.leftOut().from(), "to", r.leftOut().to(),
+                        "bytes", r.leftOut().bytes()));
     }
 
     /**
@@ -65,7 +67,9 @@ final class Results {
             "exit_code": {"type": "integer", "description": "once the process has exited, its exit code; at the shell's own prompt (reason prompt; bash in a pty), the exit status of the command that just ended there"},
             "signal": {"type": "string"},
             "file": {"type": "string", "description": "with to_file: where the output was written"},
-            "hint": {"type": "string", "description": "what to do next, when there is something to do"}
+            "hint": {"type": "string", "description": "what to do next, when there is something to do"},
+            "left_out": {"type": "object", "description": "reason oversized: the output between these log offsets was consumed but not shown (data holds what came before and after it); session_read with cursor: from reads it", "properties": {
+              "from": {"type": "integer"}, "to": {"type": "integer"}, "bytes": {"type": "integer"}}}
             """;
 
     /**
@@ -87,7 +91,7 @@ final class Results {
                   "exit": {"type": "boolean", "description": "the process exits"}},
                   "additionalProperties": false},
                 {"type": "string", "enum": ["done", "data", "prompt", "exit"]}]},
-            "max_bytes": {"type": "integer", "minimum": 1, "description": "most bytes to return (default 32768); more pending gives reason oversized"},
+            "max_bytes": {"type": "integer", "minimum": 1, "description": "most bytes to return (default 32768); when more came, the answer (reason oversized) holds the first and last part of it within this budget, says what was left out between (left_out), and the reader moves past all of it"},
             "force": {"type": "boolean", "description": "return max_bytes even if more is pending (paging)"},
             "strip_ansi": {"type": "boolean", "default": true, "description": "remove escape sequences and collapse \\r overwrites"}
             """.formatted(defaultWaitMs, waitZero);

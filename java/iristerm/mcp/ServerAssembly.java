@@ -45,7 +45,8 @@ public final class ServerAssembly implements AutoCloseable {
     /** the protocol's limit on the values one completion answer carries */
     private static final int MAX_COMPLETIONS = 100;
 
-    public static final String INSTRUCTIONS = """
+    /** What every server offers; {@link #instructions(boolean)} adds the IRIS part where IRIS is configured. */
+    private static final String SESSION_INSTRUCTIONS = """
             Persistent terminals. Every session keeps its state between calls until you close it.
             - Shell or REPL: session_open {"command": "bash"} (or python3, node, psql…) gives a session id and
               what the program printed at start (its banner and first prompt).
@@ -56,15 +57,24 @@ public final class ServerAssembly implements AutoCloseable {
               the server can tell, 300 ms of quiet. until overrides that ({"data": true}: first byte;
               pattern, quiet_ms). Long jobs: read on with session_read (same default); each call says why
               it stopped (reason) and what state the session is in.
-            - Large output: reason "oversized" means nothing was consumed; use force (pages of max_bytes),
-              a larger max_bytes, or to_file. Readers ("reader") have independent cursors.
+            - Large output: reason "oversized" means more than max_bytes came; the answer holds its first and
+              last part and left_out (the bytes between, by offset), and the reader moved past all of it.
+              session_read {"cursor": left_out.from, "to_file": "out.txt"} writes the rest to a file, or page
+              it with force (pages of max_bytes). Readers ("reader") have independent cursors.
             - Stop a command with session_signal INT; end a session with session_close.
             - A waiting call that carries a progressToken gets notifications/progress about once a second
               (bytes so far, last line). Each session's transcript is the resource
               iris-terminal://sessions/{session}/transcript (completion offers your session ids).
+            """;
+    private static final String IRIS_INSTRUCTIONS = """
             - IRIS: iris_execute {"code": "write $zversion"} runs ObjectScript in your own persistent IRIS
               session (status ok/error/reading/running; answer a READ with session_send). iris_sql runs SQL.
             """;
+
+    /** The server's instructions: what applies to a server with IRIS configured, or without. */
+    public static String instructions(boolean iris) {
+        return iris ? SESSION_INSTRUCTIONS + IRIS_INSTRUCTIONS : SESSION_INSTRUCTIONS;
+    }
 
     /** what the server offers, as its initialize answer says (server/discover: ModernServer.CAPABILITIES) */
     public static final McpSchema.ServerCapabilities CAPABILITIES = McpSchema.ServerCapabilities.builder()
@@ -92,14 +102,22 @@ public final class ServerAssembly implements AutoCloseable {
     private volatile boolean pushes;
     private final ProgressTicker progress = new ProgressTicker();
     private final IrisTools irisTools;
+    private final String instructions;
 
-    /** @param iris IRIS reached by this server, or null when none is configured */
+    /**
+     * @param iris IRIS reached by this server, or null when none is configured: then the iris tools are not
+     *             listed at all (an agent would only learn by calling them that they cannot work), and the
+     *             instructions do not mention them
+     */
     public ServerAssembly(ServerContext ctx, IrisApi iris) {
         this.ctx = ctx;
         this.irisTools = new IrisTools(ctx, iris);
+        this.instructions = instructions(iris != null);
         List<ToolSpec> all = new ArrayList<>(new SessionTools(ctx, irisTools, this::notifier).all());
         all.add(AppView.viewTool(ctx));
-        all.addAll(irisTools.all());
+        if (iris != null) {
+            all.addAll(irisTools.all());
+        }
         tools.addAll(IrisTools.serving(all));
         tools.forEach(t -> described.add(describe(t)));
         subscriptions = new Subscriptions(ctx.sessions(), this::transcriptSession);
@@ -170,7 +188,7 @@ public final class ServerAssembly implements AutoCloseable {
             ModernServer.Attachment attachment = new ModernServer.Attachment();
             var spec = McpServer.sync(attachment).immediateExecution(true)
                     .serverInfo(NAME, Version.current()).jsonMapper(Json.MCP).jsonSchemaValidator(schemas())
-                    .instructions(INSTRUCTIONS).capabilities(ModernServer.CAPABILITIES);
+                    .instructions(instructions).capabilities(ModernServer.CAPABILITIES);
             for (int i = 0; i < tools.size(); i++) {
                 ToolSpec t = tools.get(i);
                 spec.tools(new McpStatelessServerFeatures.SyncToolSpecification(described.get(i),
@@ -184,7 +202,7 @@ public final class ServerAssembly implements AutoCloseable {
                     (context, request) -> completeSession(ModernServer.identity(context), request)));
             spec.build();
             modern = new ModernServer(attachment.handler(), new McpSchema.Implementation(NAME, Version.current()),
-                    INSTRUCTIONS, subscriptions, ctx.localIdentity(), tools.stream().map(ToolSpec::name).toList());
+                    instructions, subscriptions, ctx.localIdentity(), tools.stream().map(ToolSpec::name).toList());
         }
         return modern;
     }
@@ -193,7 +211,7 @@ public final class ServerAssembly implements AutoCloseable {
         spec.serverInfo(NAME, Version.current())
                 .jsonMapper(Json.MCP)
                 .jsonSchemaValidator(schemas())
-                .instructions(INSTRUCTIONS)
+                .instructions(instructions)
                 .immediateExecution(true)
                 .capabilities(CAPABILITIES);
         for (int i = 0; i < tools.size(); i++) {

@@ -192,8 +192,13 @@ final class SessionTools {
                 (quiet). A command still running when the wait ends answers with what it printed so far \
                 (reason timeout, state running): read on with session_read, or give a longer wait_ms \
                 (e.g. 120000 for a build). until overrides the default \
-                ({"data": true}: the first new byte; pattern, quiet_ms, prompt, exit). secret: true keeps the \
-                text out of transcripts and logs. keys presses named keys after the text (["up", "enter"], \
+                ({"data": true}: the first new byte; pattern, quiet_ms, prompt, exit). secret: true masks the \
+                text: from then on each occurrence of it (each line of it) in the session's output, the \
+                terminal's echo and the program printing it back included, is replaced by * of the same length \
+                in every answer, all: true, to_file, the screen, the transcript and its resource. Only the text \
+                as sent is recognised: a program that transforms it (hashes, encodes, colours or wraps it, \
+                prints part of it) is not masked, and a one-character secret masks that character everywhere. \
+                keys presses named keys after the text (["up", "enter"], \
                 ["ctrl-c"]; names: enter, tab, shift-tab, esc, backspace, space, up, down, left, right, home, end, \
                 insert, delete, pageup, pagedown, f1-f12, ctrl-a..ctrl-z).""".formatted(SEND_WAIT_MS), """
                 {"type": "object", "properties": {
@@ -201,7 +206,7 @@ final class SessionTools {
                   "text": {"type": "string"},
                   "keys": {"type": "array", "items": {"type": "string"}, "description": "named keys pressed after text, in order: enter, tab, shift-tab, esc, backspace, space, up, down, left, right, home, end, insert, delete, pageup, pagedown, f1-f12, ctrl-a..ctrl-z, ctrl-@, ctrl-[, ctrl-\\\\, ctrl-]"},
                   "enter": {"type": "boolean", "default": true, "description": "press Enter after text (default true without keys, false with them)"},
-                  "secret": {"type": "boolean", "default": false},
+                  "secret": {"type": "boolean", "default": false, "description": "mask this text wherever the session's output shows it from now on (its echo included)"},
                 %s
                 }, "required": ["session"], "additionalProperties": false}""".formatted(
                 Results.readInputProperties(SEND_WAIT_MS, "send and return at once, reading nothing")), """
@@ -263,12 +268,18 @@ final class SessionTools {
                 until; the default is the same as session_send's: new output up to the prompt, an input wait, the exit, or \
                 (no recognisable prompt) 300 ms of quiet after output began, so a read never ends on half a \
                 line; {"data": true} returns on the first new byte. reason says why it stopped: data, pattern, \
-                quiet, prompt, input, exit, timeout, or oversized (more than max_bytes pending: nothing consumed; use \
-                force for pages, a larger max_bytes, or to_file). all: true reads from the start of the session.""", """
+                quiet, prompt, input, exit, timeout, or oversized. Oversized: more than max_bytes came by the time the \
+                wait ended (the command is done or wait_ms is over: state says whether it still runs); data holds \
+                its first and last part, left_out the offsets of what was left out between, and the reader's \
+                cursor moves past all of it; read the left-out part with cursor: left_out.from plus to_file (a file) \
+                or force (pages), or ask for a larger max_bytes. force and to_file deliver everything as asked, \
+                never shortened. all: true reads from the start of the session; cursor: N from offset N (the reader \
+                continues from there).""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},
                 %s,
                   "all": {"type": "boolean", "description": "read from the beginning of the session's output"},
+                  "cursor": {"type": "integer", "minimum": 0, "description": "move the reader to this log offset first, back or forward (e.g. left_out.from of an oversized answer), and read on from there"},
                   "to_file": {"type": "string", "description": "write the pending output to this file under the files root; only metadata is returned"},
                   "screen": {"type": "boolean", "description": "instead of output, the terminal's screen as a person would see it now (vi, less, top, installers): rows of text, the cursor, whether the alternate screen is on; consumes nothing and does not wait"}
                 }, "required": ["session"], "additionalProperties": false}""".formatted(

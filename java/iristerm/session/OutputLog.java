@@ -2,6 +2,11 @@ package iristerm.session;
 
 import org.slf4j.LoggerFactory;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -26,6 +31,10 @@ public final class OutputLog {
     private boolean released;
     private boolean transcriptFailed;
     private long lastOutputNanos = System.nanoTime();
+    /** text sent as secret, masked in what is read from here on (see {@link #addSecret}) */
+    private final List<Secret> secrets = new ArrayList<>();
+    private int longestSecret;
+    private long firstSecretSince;
 
     /**
      * @param maxTail the most bytes memory keeps; the ring starts small and grows to it, so an idle
@@ -154,39 +163,88 @@ public final class OutputLog {
     /**
      * Up to {@code max} bytes starting at {@code from}. Bytes that left memory come from the
      * transcript; bytes no longer anywhere (no transcript) are skipped, so the result may start later
-     * than asked: {@link Slice#from()} says where it does start.
+     * than asked: {@link Slice#from()} says where it does start. Secrets are masked (see {@link #addSecret}):
+     * every way out of the session (reads, files, the screen, the transcript resource) comes through here.
      */
     public Slice read(long from, int max) {
         lock.lock();
         try {
-            long start = Math.max(0, Math.min(from, end));
-            long tail = tail();
-            byte[] old = new byte[0];
-            if (start < tail) {
-                if (transcript != null) {
-                    old = transcript.read(start, (int) Math.min(max, tail - start));
-                }
-                if (old.length == 0) {
-                    start = tail;
-                } else if (start + old.length < tail || old.length == max) {
-                    return new Slice(start, old);
-                }
-            }
-            // the rest comes from memory, right after what the transcript gave
-            long at = start + old.length;
-            int n = (int) Math.min(max - old.length, end - at);
-            byte[] out = java.util.Arrays.copyOf(old, old.length + n);
-            int dst = old.length;
-            while (dst < out.length) {
-                int pos = (int) (at % ring.length);
-                int k = Math.min(out.length - dst, ring.length - pos);
-                System.arraycopy(ring, pos, out, dst, k);
-                at += k;
-                dst += k;
-            }
-            return new Slice(start, out);
+            Slice s = held(from, max);
+            return secrets.isEmpty() ? s : masked(s);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Must hold the lock. The bytes as the program wrote them. */
+    private Slice held(long from, int max) {
+        long start = Math.max(0, Math.min(from, end));
+        long tail = tail();
+        byte[] old = new byte[0];
+        if (start < tail) {
+            if (transcript != null) {
+                old = transcript.read(start, (int) Math.min(max, tail - start));
+            }
+            if (old.length == 0) {
+                start = tail;
+            } else if (start + old.length < tail || old.length == max) {
+                return new Slice(start, old);
+            }
+        }
+        // the rest comes from memory, right after what the transcript gave
+        long at = start + old.length;
+        int n = (int) Math.min(max - old.length, end - at);
+        byte[] out = Arrays.copyOf(old, old.length + n);
+        int dst = old.length;
+        while (dst < out.length) {
+            int pos = (int) (at % ring.length);
+            int k = Math.min(out.length - dst, ring.length - pos);
+            System.arraycopy(ring, pos, out, dst, k);
+            at += k;
+            dst += k;
+        }
+        return new Slice(start, out);
+    }
+
+    /**
+     * Must hold the lock. {@code s} with each occurrence of a secret written after it was sent replaced by
+     * '*' of the same length (offsets stay those of the output, as in the transcript). An occurrence that
+     * crosses the slice's edges is found in the bytes around it; one that the log's end cuts short (an echo
+     * whose rest has not come yet) is masked as far as it goes.
+     */
+    private Slice masked(Slice s) {
+        byte[] b = s.bytes();
+        if (b.length == 0 || s.next() <= firstSecretSince) {
+            return s;
+        }
+        int pad = longestSecret - 1;
+        Slice before = held(Math.max(0, s.from() - pad), (int) Math.min(pad, s.from()));
+        int lead = before.next() == s.from() ? before.bytes().length : 0;
+        Slice after = held(s.next(), pad);
+        int trail = after.from() == s.next() ? after.bytes().length : 0;
+        byte[] around = new byte[lead + b.length + trail];
+        System.arraycopy(before.bytes(), before.bytes().length - lead, around, 0, lead);
+        System.arraycopy(b, 0, around, lead, b.length);
+        System.arraycopy(after.bytes(), 0, around, lead + b.length, trail);
+        long at = s.from() - lead;
+        boolean toEnd = at + around.length == end;
+        for (Secret secret : secrets) {
+            mask(around, at, toEnd, secret);
+        }
+        return new Slice(s.from(), Arrays.copyOfRange(around, lead, lead + b.length));
+    }
+
+    private static void mask(byte[] data, long at, boolean toEnd, Secret secret) {
+        byte[] p = secret.bytes();
+        for (int i = (int) Math.max(0, Math.min(data.length, secret.since() - at)); i < data.length; i++) {
+            int n = Math.min(p.length, data.length - i);
+            if (n < p.length && !toEnd) {
+                return;
+            }
+            if (Arrays.equals(data, i, i + n, p, 0, n)) {
+                Arrays.fill(data, i, i + n, (byte) '*');
+                i += n - 1;
+            }
         }
     }
 
@@ -226,10 +284,31 @@ public final class OutputLog {
         }
     }
 
-    public void addSecret(String secret) {
-        if (transcript != null) {
-            transcript.addSecret(secret);
+    /**
+     * Text sent as secret at log offset {@code since}: from there on, every occurrence of each of its lines (a
+     * terminal echoes a line break as \r\n) is masked wherever output leaves the session, the transcript included.
+     */
+    public void addSecret(String secret, long since) {
+        lock.lock();
+        try {
+            for (String line : secret.split("\r\n|\r|\n")) {
+                if (line.isEmpty()) {
+                    continue;
+                }
+                byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
+                firstSecretSince = secrets.isEmpty() ? since : Math.min(firstSecretSince, since);
+                secrets.add(new Secret(bytes, since));
+                longestSecret = Math.max(longestSecret, bytes.length);
+                if (transcript != null) {
+                    transcript.addSecret(line);
+                }
+            }
+        } finally {
+            lock.unlock();
         }
+    }
+
+    private record Secret(byte[] bytes, long since) {
     }
 
     public record Slice(long from, byte[] bytes) {

@@ -164,7 +164,7 @@ public final class Session implements EngineSink {
         Engine e = requireLive("send input to");
         long mark = log.end();
         if (secret) {
-            log.addSecret(text);
+            log.addSecret(text, mark);
         }
         Delivery delivery;
         try {
@@ -238,6 +238,15 @@ public final class Session implements EngineSink {
         lock.lock();
         try {
             long cursor = r.all() ? 0 : readers.getOrDefault(r.reader(), 0L);
+            if (r.seek() >= 0) {
+                long end = log.end();
+                if (r.seek() > end) {
+                    throw new SessionException("'cursor' " + r.seek() + " is past the end of session " + id()
+                            + "'s output (" + end + " bytes so far); give an offset from 0 to " + end);
+                }
+                cursor = r.seek();
+                readers.put(r.reader(), cursor);
+            }
             Waited waited = waitFor(r, cursor, Math.max(cursor, r.mark()));
             if (!r.all()) {
                 // another read of the same reader (a notification push) may have moved it meanwhile
@@ -411,10 +420,7 @@ public final class Session implements EngineSink {
     private ReadReason ready(ReadRequest r, long cursor, long mark, long start, Scan scan) {
         long end = log.end();
         long pending = end - cursor;
-        boolean paging = r.force() || r.toFile() != null;
-        if (!paging && pending > r.maxBytes()) {
-            return ReadReason.oversized;
-        }
+        // more than max_bytes is no reason to stop: the answer is judged (and shortened) when the wait ends
         if (r.force() && r.toFile() == null && pending >= r.maxBytes()) {
             return ReadReason.data;
         }
@@ -518,11 +524,8 @@ public final class Session implements EngineSink {
         ReadReason reason = waited.reason();
         long end = log.end();
         long pending = end - cursor;
-        if (reason == ReadReason.oversized) {
-            return result("", 0, cursor, pending, reason, null,
-                    pending + " bytes are pending, more than max_bytes (" + r.maxBytes() + "); nothing was "
-                            + "consumed. Read them in pages with force: true, raise max_bytes, or write them "
-                            + "to a file with to_file.");
+        if (!r.force() && r.toFile() == null && pending > r.maxBytes()) {
+            return headAndTail(r, cursor, end, waited.note());
         }
         if (r.toFile() != null) {
             long next = spill(r, cursor, end);
@@ -542,6 +545,41 @@ public final class Session implements EngineSink {
         String skipped = s.from() > cursor
                 ? (s.from() - cursor) + " older bytes were no longer held and were skipped" : null;
         return result(text, next - cursor, next, end - next, reason, null, join(skipped, waited.note()));
+    }
+
+    /**
+     * More than max_bytes pending and no paging asked for: the first and the last part of it, together within
+     * max_bytes, and how much was left out between. The reader moves past all of it, so that the next command
+     * is answered on its own; what was left out stays readable by offset (the read's {@code cursor}).
+     */
+    private ReadResult headAndTail(ReadRequest r, long cursor, long end, String note) {
+        int tailMax = r.maxBytes() / 2;
+        OutputLog.Slice head = log.read(cursor, r.maxBytes() - tailMax);
+        byte[] h = head.bytes();
+        int headLen = completeUtf8Length(h);
+        long headEnd = head.from() + headLen;
+        long tailFrom = Math.max(headEnd, end - tailMax);
+        byte[] t = log.read(tailFrom, (int) (end - tailFrom)).bytes();
+        int skip = 0;
+        while (skip < Math.min(UTF8_MAX - 1, t.length) && isContinuation(t[skip])) {
+            // the tail starts at a character of its own: a leading part of one is left out with the middle
+            skip++;
+        }
+        ReadResult.LeftOut leftOut = new ReadResult.LeftOut(headEnd, tailFrom + skip);
+        readers.merge(r.reader(), end, Math::max);
+        String data = text(h, 0, headLen, r.stripAnsi()) + "\n[... " + leftOut.bytes() + " bytes left out (offsets "
+                + leftOut.from() + " to " + leftOut.to() + ") ...]\n" + text(t, skip, t.length - skip, r.stripAnsi());
+        SessionState state = state();
+        String hint = (end - cursor) + " bytes of output, more than max_bytes (" + r.maxBytes() + "): data holds the "
+                + "first " + headLen + " bytes and the last " + (t.length - skip) + "; the " + leftOut.bytes()
+                + " bytes between (offsets " + leftOut.from() + " to " + leftOut.to() + ") were left out, and the "
+                + "reader's cursor moved past all of it (to " + end + ")."
+                + (head.from() > cursor ? " The first " + (head.from() - cursor) + " bytes were no longer held." : "")
+                + (state == SessionState.running ? " The command is still running: read on with session_read." : "")
+                + " To get what was left out: session_read {\"cursor\": " + leftOut.from() + ", \"to_file\": "
+                + "\"out.txt\"} writes it (and all after it) to a file, or {\"cursor\": " + leftOut.from()
+                + ", \"force\": true} pages through it (max_bytes a page); or read with a larger max_bytes.";
+        return result(data, end - cursor, end, 0, ReadReason.oversized, null, join(hint, note), leftOut);
     }
 
     /**
@@ -592,12 +630,17 @@ public final class Session implements EngineSink {
 
     private ReadResult result(String data, long bytes, long cursor, long available, ReadReason reason,
                               String file, String hint) {
+        return result(data, bytes, cursor, available, reason, file, hint, null);
+    }
+
+    private ReadResult result(String data, long bytes, long cursor, long available, ReadReason reason,
+                              String file, String hint, ReadResult.LeftOut leftOut) {
         Engine e = engine;
         String note = e == null ? null : e.note();
         // at the shell's own prompt, the exit code is that of the command that just ended there
         Integer code = exited || e == null || reason != ReadReason.prompt ? exitCode : e.promptStatus();
         return new ReadResult(data, bytes, cursor, available, reason, state(), code, exitSignal, file,
-                join(hint, note));
+                join(hint, note), leftOut);
     }
 
     private static String join(String a, String b) {

@@ -1,6 +1,7 @@
 package iristerm.e2e;
 
 import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.spec.McpSchema;
 import iristerm.iris.Interrupts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -55,6 +56,14 @@ abstract class IrisScenarios {
         // an iris session prints nothing at start (no banner, no prompt text): its answer says so
         assertEquals("", opened.get("data"), opened::toString);
         return (String) opened.get("session");
+    }
+
+    /** With IRIS configured its tools are listed and the instructions teach them. */
+    @Test
+    void irisToolsAreListedAndTaught() {
+        List<String> names = client.listTools().tools().stream().map(McpSchema.Tool::name).toList();
+        assertTrue(names.containsAll(List.of("iris_execute", "iris_sql", "session_open")), names::toString);
+        assertTrue(client.getServerInstructions().contains("iris_execute"), client::getServerInstructions);
     }
 
     @Test
@@ -201,7 +210,8 @@ abstract class IrisScenarios {
                 "wait_ms", 10000, "until", Map.of("prompt", true));
         assertEquals("prompt", answered.get("reason"), answered::toString);
         assertTrue(!((String) answered.get("data")).contains("hunter2"), answered::toString);
-        assertEquals("<hunter2>", exec(s, "write \"<\"_pw_\">\"").get("output"));
+        // the READ got it (7 characters between the brackets), and printed back it is masked like any echo
+        assertEquals("<*******>", exec(s, "write \"<\"_pw_\">\"").get("output"));
     }
 
     @Test

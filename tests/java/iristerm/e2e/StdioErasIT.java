@@ -68,10 +68,15 @@ class StdioErasIT {
             assertEquals("iris-terminal-mcp", discover.path("_meta").path("io.modelcontextprotocol/serverInfo")
                     .path("name").asString(), discover::toString);
             assertTrue(discover.has("ttlMs") && discover.has("cacheScope") && discover.has("instructions"));
+            // no IRIS configured: the instructions teach no iris tool, and none is listed
+            assertFalse(discover.path("instructions").asString().contains("iris_execute"), discover::toString);
 
             JsonNode tools = m.call(modern(2, "tools/list", Map.of())).path("result");
             assertEquals("complete", tools.path("resultType").asString());
             assertTrue(tools.path("tools").size() > 0 && tools.has("ttlMs"), tools::toString);
+            for (JsonNode tool : tools.path("tools")) {
+                assertFalse(tool.path("name").asString().startsWith("iris_"), tools::toString);
+            }
 
             JsonNode unsupported = m.call(message(3, "tools/list", Map.of("_meta", Map.of(
                     "io.modelcontextprotocol/protocolVersion", "2099-01-01",

@@ -99,6 +99,32 @@ class OutputLogTest {
         assertEquals("€".repeat(5000), Files.readString(out));
     }
 
+    /**
+     * An oversized answer cuts at whole characters: its head, the left-out part and its tail account for every byte
+     * consumed, and the left-out part read by offset is exactly what was not shown.
+     */
+    @Test
+    void oversizedAnswerCutsAtCharactersAndAccountsForEveryByte() {
+        OutputLog log = new OutputLog(1 << 20, null);
+        Session s = new Session(new SessionMeta("g", "process", "g", "o", "x", java.util.List.of(), ".", null, "pipe",
+                null, 0), log, null);
+        byte[] text = "€".repeat(50_000).getBytes(StandardCharsets.UTF_8);
+        log.append(text, 0, text.length);
+        ReadResult r = s.read(new ReadRequest("r", 0, null, 1001, false, false, false, null, 0));
+        assertEquals(ReadReason.oversized, r.reason());
+        assertEquals(text.length, r.bytes());
+        assertEquals(log.end(), r.cursor());
+        String[] parts = r.data().split("\n\\[\\.\\.\\. " + r.leftOut().bytes() + " bytes left out[^\n]*\n");
+        assertEquals(2, parts.length, r.data());
+        assertEquals("€".repeat(parts[0].length()), parts[0]);
+        assertEquals("€".repeat(parts[1].length()), parts[1]);
+        assertTrue(3L * (parts[0].length() + parts[1].length()) <= 1001, r.data());
+        assertEquals(text.length, 3L * (parts[0].length() + parts[1].length()) + r.leftOut().bytes());
+        ReadResult middle = s.read(new ReadRequest("r", 0, null, 1 << 20, true, false, false, null, 0, false,
+                r.leftOut().from()));
+        assertEquals("€".repeat(50_000 - parts[0].length()), middle.data(), "from there to the end");
+    }
+
     @Test
     void withoutTranscriptLostBytesAreSkippedAndSaidSo() {
         OutputLog log = new OutputLog(4096, null);
@@ -110,7 +136,7 @@ class OutputLogTest {
     void secretSplitAcrossWritesIsMaskedInTheTranscript() throws Exception {
         Transcript t = new Transcript(dir.resolve("s.log"));
         OutputLog log = new OutputLog(4096, t);
-        log.addSecret("hunter2");
+        log.addSecret("hunter2", 0);
         byte[] a = "pass: hun".getBytes(StandardCharsets.UTF_8);
         byte[] b = "ter2\nok\n".getBytes(StandardCharsets.UTF_8);
         log.append(a, 0, a.length);
@@ -120,6 +146,41 @@ class OutputLogTest {
         assertFalse(file.contains("hunter2"));
         assertEquals("pass: *******\nok\n", file);
         assertEquals(log.end(), Files.size(dir.resolve("s.log")), "masking keeps offsets");
+    }
+
+    /**
+     * What a read sees: the secret masked in any slice, however the echo was split and the slice cut; a cut-short
+     * echo at the log's end as far as it goes; output from before the secret was sent left alone.
+     */
+    @Test
+    void secretIsMaskedInEveryReadAfterItWasSent() {
+        OutputLog log = new OutputLog(64, new Transcript(dir.resolve("m.log")));
+        append(log, "before hunter2 | ");
+        long sent = log.end();
+        log.addSecret("hunter2\nsecond-line", sent);
+        append(log, "echo: hun");
+        assertEquals("echo: ***", text(log.read(sent, 100)), "the part of the echo that came");
+        append(log, "ter2\r\n");
+        assertEquals("before hunter2 | echo: *******\r\n", text(log.read(0, 100)));
+        for (int cut = 0; cut <= 16; cut++) {
+            String first = text(log.read(sent, cut));
+            String rest = text(log.read(sent + cut, 100));
+            assertEquals("echo: *******\r\n", first + rest, "cut at " + cut);
+        }
+        append(log, "x".repeat(100) + "second-line, hunter2!");
+        String late = text(log.read(log.end() - 21, 100));
+        assertEquals("***********, *******!", late, "read from the transcript and from memory alike");
+        assertFalse(text(log.read(sent, 1000)).contains("hunter2"));
+        assertTrue(text(log.read(0, 1000)).startsWith("before hunter2"), "output from before it was sent");
+    }
+
+    private static void append(OutputLog log, String text) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        log.append(b, 0, b.length);
+    }
+
+    private static String text(OutputLog.Slice s) {
+        return new String(s.bytes(), StandardCharsets.UTF_8);
     }
 
     @Test
