@@ -21,18 +21,30 @@ final class StdioServer implements ServerUnderTest {
     private final List<String> options;
     private final List<String> launch;
     private final Map<String, String> env;
+    private final Consumer<String> stderr;
     private final Clients clients = new Clients();
 
     StdioServer(Path dataDir, List<String> options) {
-        this(dataDir, options, List.of("-jar", jar().toString(), "stdio"), Map.of());
+        this(dataDir, options, line -> { });
+    }
+
+    /** As above, handing each line the server writes to stderr (its log) to {@code stderr}. */
+    StdioServer(Path dataDir, List<String> options, Consumer<String> stderr) {
+        this(dataDir, options, List.of("-jar", jar().toString(), "stdio"), Map.of(), stderr);
     }
 
     /** @param launch the JVM arguments that start a stdio server, e.g. -cp … Main stdio */
     StdioServer(Path dataDir, List<String> options, List<String> launch, Map<String, String> env) {
+        this(dataDir, options, launch, env, line -> { });
+    }
+
+    private StdioServer(Path dataDir, List<String> options, List<String> launch, Map<String, String> env,
+                        Consumer<String> stderr) {
         this.dataDir = dataDir;
         this.options = options;
         this.launch = launch;
         this.env = env;
+        this.stderr = stderr;
     }
 
     static Path jar() {
@@ -49,7 +61,7 @@ final class StdioServer implements ServerUnderTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         StdioClientTransport transport = new StdioClientTransport(
                 ServerParameters.builder(java).args(args).env(env).build(), Json.MCP);
-        transport.setStdErrorHandler(line -> { });
+        transport.setStdErrorHandler(stderr::accept);
         return clients.connect(transport, logs, progress);
     }
 
