@@ -377,7 +377,8 @@ class AgentTasksIT {
                 try {
                     a = agent.on(viewing.connect(n -> { }));
                 } catch (RuntimeException e) {
-                    fail("a stdio server asked for the view (--ui) did not start: " + said.peekLast());
+                    // a refused start says why on its first line (then picocli's usage follows)
+                    fail("a stdio server asked for the view (--ui) did not start: " + said.peekFirst());
                     return;
                 }
                 String s = bash(a);
