@@ -85,7 +85,7 @@ final class CommonOptions {
         return new SessionManager(new SessionManager.Config(dataDir, tailBytes, maxSessions,
                 Duration.ofSeconds(idleTimeoutSeconds), maxHistory, GRACE_MILLIS,
                 maxTranscriptBytes == 0 ? Long.MAX_VALUE : maxTranscriptBytes,
-                maxDataBytes == 0 ? Long.MAX_VALUE : maxDataBytes));
+                maxDataBytes == 0 ? Long.MAX_VALUE : maxDataBytes, true));
     }
 
     Limits limits() {

@@ -40,11 +40,11 @@ public final class Bridge {
      * @param method      POST, GET or DELETE
      * @param headersJson the MCP request headers as a JSON object, e.g. {@code {"Mcp-Session-Id":"…"}}
      * @param body        the request body (POST), or null
-     * @param irisUser    the authenticated IRIS user ($USERNAME): owns the MCP and terminal sessions it opens
-     * @return {@code {"status":n,"headers":{"Content-Type":"…",…},"body":"…"}}
+     * @return {@code {"status":n,"headers":{"Content-Type":"…",…},"body":"…"}}; the request is for the IRIS
+     *         user of the calling process ($USERNAME, asked of IRIS), who owns the sessions it opens
      */
-    public static String handle(String method, String headersJson, String body, String irisUser) {
-        return withServer(server -> server.handle(method, headersJson, body, irisUser));
+    public static String handle(String method, String headersJson, String body) {
+        return withServer(server -> server.handle(method, headersJson, body));
     }
 
     /** The request answered by the server, or, when the server does not start, a 503 saying so. */
@@ -71,11 +71,10 @@ public final class Bridge {
      * @param path        the URL below the web application, from {@code /ui} on
      * @param query       the raw query string, or empty
      * @param headersJson {@code {"Origin":"…","Host":"…"}} as the request had them
-     * @param irisUser    the authenticated IRIS user ($USERNAME)
-     * @return {@code {"status":n,"headers":{…},"body":"…"}}
+     * @return {@code {"status":n,"headers":{…},"body":"…"}}, for the IRIS user of the calling process
      */
-    public static String ui(String method, String path, String query, String headersJson, String irisUser) {
-        return withServer(server -> server.ui(method, path, query, headersJson, irisUser));
+    public static String ui(String method, String path, String query, String headersJson) {
+        return withServer(server -> server.ui(method, path, query, headersJson));
     }
 
     /**

@@ -81,11 +81,12 @@ final class HostedServer implements AutoCloseable {
     static HostedServer start(HostedConfig config, IrisCalls iris, IrisPrivileges privileges) {
         // first: the log file, when the JVM arguments put it in the data directory, can only open once it exists
         DataDirectory.prepare(config.dataDir(), System.getProperty("user.name"));
+        // No session output and no to_file files on disk: every agent's IRIS process (its session job included)
+        // runs as the OS user and group this JVM writes as, and could read another user's (hosted review H-10).
         SessionManager sessions = new SessionManager(new SessionManager.Config(config.dataDir(), 8 << 20, 64,
-                Duration.ofMinutes(30), 200, 2000));
+                Duration.ofMinutes(30), 200, 2000).withoutTranscripts());
         try {
-            Limits limits = new Limits(32 * 1024, MAX_READ_BYTES, 1 << 20, MAX_WAIT_MS, 2000,
-                    config.dataDir().resolve("files"));
+            Limits limits = new Limits(32 * 1024, MAX_READ_BYTES, 1 << 20, MAX_WAIT_MS, 2000, null);
             ServerContext ctx = new ServerContext(sessions, limits, NO_IDENTITY,
                     new HostedProcessPolicy(config.processEnabled(), privileges));
             ServerAssembly assembly = new ServerAssembly(ctx, new IrisApi(iris));
@@ -111,8 +112,9 @@ final class HostedServer implements AutoCloseable {
         return LoggerFactory.getLogger(HostedServer.class);
     }
 
-    /** One request as Terminal.REST passes it; returns the answer JSON. Never throws. */
-    String handle(String method, String headersJson, String body, String irisUser) {
+    /** One request as Terminal.REST passes it, for the IRIS user of the calling process; returns the answer JSON. Never throws. */
+    String handle(String method, String headersJson, String body) {
+        String irisUser = "(not yet known)";
         long deadline = System.nanoTime() + CALL_BOUND.toNanos();
         try {
             Map<String, String> headers = headers(headersJson);
@@ -122,16 +124,15 @@ final class HostedServer implements AutoCloseable {
                         + ". An administrator can allow a browser origin with -D" + HostedConfig.ORIGINS_PROPERTY
                         + "=<origin>[,...] on the External Java Server."));
             }
-            Reply refused = refuseUnlessCalledBy(method, irisUser);
-            if (refused != null) {
-                return answer(refused);
-            }
+            irisUser = callingUser();
             BufferedExchange exchange = new BufferedExchange(method, headers,
                     body == null ? null : body.getBytes(StandardCharsets.UTF_8), irisUser);
             core.handle(exchange);
             return answer(exchange.await(Duration.ofNanos(deadline - System.nanoTime())));
         } catch (BadHeaders e) {
             return answer(Reply.error(400, ErrorCodes.INVALID_REQUEST, e.getMessage()));
+        } catch (UnknownCaller e) {
+            return answer(e.reply);
         } catch (TimeoutException e) {
             log().warn("{} request of {} not answered within {} s", method, irisUser, CALL_BOUND.toSeconds());
             return answer(Reply.error(504, ErrorCodes.INTERNAL_ERROR, "The request was not answered within "
@@ -150,17 +151,17 @@ final class HostedServer implements AutoCloseable {
      * @param path  the URL below the web application, from {@code /ui} on
      * @param query the raw query string, or empty
      */
-    String ui(String method, String path, String query, String headersJson, String irisUser) {
+    String ui(String method, String path, String query, String headersJson) {
+        String irisUser = "(not yet known)";
         try {
             Map<String, String> headers = headers(headersJson);
-            Reply refused = refuseUnlessCalledBy(method, irisUser);
-            if (refused != null) {
-                return answer(refused);
-            }
+            irisUser = callingUser();
             Viewer viewer = new Viewer(irisUser, privileges.holds("%Admin_Manage", "USE"));
             return answer(ui.handle(viewer, method, path, query, headers.get("Origin"), headers.get("Host")));
         } catch (BadHeaders e) {
             return answer(Reply.error(400, ErrorCodes.INVALID_REQUEST, e.getMessage()));
+        } catch (UnknownCaller e) {
+            return answer(e.reply);
         } catch (RuntimeException e) {
             log().error("{} {} of {} failed", method, path, irisUser, e);
             return answer(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: internal error in the Java bridge ("
@@ -168,34 +169,37 @@ final class HostedServer implements AutoCloseable {
         }
     }
 
-    /** Null when the IRIS process calling is {@code irisUser}'s, the one Terminal.REST names; else the refusal. */
-    private Reply refuseUnlessCalledBy(String method, String irisUser) {
-        String caller;
-        try {
-            caller = callingUser();
-        } catch (RuntimeException e) {
-            log().warn("{} request claiming {}: could not ask IRIS who is calling: {}", method, irisUser, e.toString());
-            return Reply.error(503, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: the Java bridge could not "
-                    + "ask IRIS which user is calling (" + e.getMessage() + "). An administrator should read the "
-                    + "External Java Server's log.");
-        }
-        if (!caller.equals(irisUser)) {
-            log().warn("{} request claiming IRIS user {} came from a process of user {}; refused", method, irisUser,
-                    caller);
-            return Reply.error(403, ErrorCodes.INVALID_REQUEST, "IRIS Terminal: this request names IRIS user "
-                    + irisUser + " but comes from a process of user " + (caller.isEmpty() ? "(none)" : caller)
-                    + "; the bridge serves only requests that Terminal.REST passes on for the user it authenticated.");
-        }
-        return null;
-    }
-
     /**
      * $USERNAME of the IRIS process this request came from, asked through its own connection on this
-     * gateway thread for every request: the connection of the next request may belong to another user,
-     * so nothing of this answer is kept.
+     * gateway thread for every request: that process is the one IRIS's web application authenticated, and the
+     * connection of the next request may belong to another user, so nothing of this answer is kept. Terminal.REST
+     * passes no user: nothing that can reach the bridge can name one.
      */
     private String callingUser() {
-        return new IrisApi(iris).call(IrisMethod.PING, IrisApi.request()).path(IrisFields.USER).asString("");
+        String user;
+        try {
+            user = new IrisApi(iris).call(IrisMethod.PING, IrisApi.request()).path(IrisFields.USER).asString("");
+        } catch (RuntimeException e) {
+            log().warn("could not ask IRIS who is calling: {}", e.toString());
+            throw new UnknownCaller(Reply.error(503, ErrorCodes.INTERNAL_ERROR, "IRIS Terminal: the Java bridge could not "
+                    + "ask IRIS which user is calling (" + e.getMessage() + "). An administrator should read the "
+                    + "External Java Server's log."));
+        }
+        if (user.isEmpty()) {
+            throw new UnknownCaller(Reply.error(403, ErrorCodes.INVALID_REQUEST, "IRIS Terminal: the calling IRIS "
+                    + "process has no user; the bridge serves only requests of users IRIS's web application authenticated."));
+        }
+        return user;
+    }
+
+    /** The caller could not be established: the answer says why. */
+    private static final class UnknownCaller extends RuntimeException {
+        final Reply reply;
+
+        UnknownCaller(Reply reply) {
+            super(null, null, false, false);
+            this.reply = reply;
+        }
     }
 
     /** The headers Terminal.REST passed, as a JSON object of strings. */

@@ -68,6 +68,11 @@ final class ReadOptions {
 
     /** A {@code to_file} path resolved under the files root; anything that leaves the root is refused. */
     static Path filePath(String given, Path root) {
+        if (root == null) {
+            throw new SessionException("'to_file' is not available on this server: it is IRIS-hosted, and every agent's "
+                    + "IRIS process runs as the OS user the bridge writes files as, so other users could read them. Read "
+                    + "the output in pages instead (session_read with force: true and max_bytes), or raise max_bytes");
+        }
         if (given.isBlank() || given.indexOf('\0') >= 0) {
             throw new SessionException("'to_file' must be a file name under the files root " + root);
         }

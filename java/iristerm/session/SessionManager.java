@@ -37,7 +37,8 @@ public final class SessionManager implements AutoCloseable {
      *                           oldest ended sessions are removed first
      */
     public record Config(Path dataDir, int tailBytes, int maxSessionsPerOwner, Duration idleTimeout,
-                         int maxHistory, long defaultGraceMillis, long maxTranscriptBytes, long maxDataBytes) {
+                         int maxHistory, long defaultGraceMillis, long maxTranscriptBytes, long maxDataBytes,
+                         boolean transcripts) {
         /** A session's transcript keeps 64 MiB by default. */
         public static final long DEFAULT_MAX_TRANSCRIPT_BYTES = 64L << 20;
         /** All transcripts keep 1 GiB by default. */
@@ -47,7 +48,16 @@ public final class SessionManager implements AutoCloseable {
         public Config(Path dataDir, int tailBytes, int maxSessionsPerOwner, Duration idleTimeout, int maxHistory,
                       long defaultGraceMillis) {
             this(dataDir, tailBytes, maxSessionsPerOwner, idleTimeout, maxHistory, defaultGraceMillis,
-                    DEFAULT_MAX_TRANSCRIPT_BYTES, DEFAULT_MAX_DATA_BYTES);
+                    DEFAULT_MAX_TRANSCRIPT_BYTES, DEFAULT_MAX_DATA_BYTES, true);
+        }
+
+        /**
+         * The same, keeping no session output on disk (metadata and markers still are): where other users' code
+         * can read the data directory (IRIS-hosted: every agent's IRIS process runs as the bridge's OS user).
+         */
+        public Config withoutTranscripts() {
+            return new Config(dataDir, tailBytes, maxSessionsPerOwner, idleTimeout, maxHistory, defaultGraceMillis,
+                    maxTranscriptBytes, maxDataBytes, false);
         }
     }
 
@@ -147,7 +157,8 @@ public final class SessionManager implements AutoCloseable {
                     continue;
                 }
                 long ended = s.endedAt() != null ? s.endedAt() : System.currentTimeMillis();
-                OutputLog log = new OutputLog(1, store.openTranscript(s.meta().id(), config.maxTranscriptBytes(), disk));
+                OutputLog log = new OutputLog(1, config.transcripts()
+                        ? store.openTranscript(s.meta().id(), config.maxTranscriptBytes(), disk) : null);
                 sessions.put(s.meta().id(), Session.ended(s.meta(), log, s.exitCode(), s.signal(), ended));
                 persistent.add(s.meta().id());
                 if (s.marker() != null) {
@@ -177,7 +188,8 @@ public final class SessionManager implements AutoCloseable {
         SessionMeta meta = new SessionMeta(id, template.kind(), template.name(), owner, template.command(),
                 template.args(), template.cwd(), template.namespace(), template.mode(), template.prompt(),
                 System.currentTimeMillis());
-        Transcript transcript = persistent ? store.openTranscript(id, config.maxTranscriptBytes(), disk) : null;
+        Transcript transcript = persistent && config.transcripts()
+                ? store.openTranscript(id, config.maxTranscriptBytes(), disk) : null;
         Session session = new Session(meta, new OutputLog(config.tailBytes(), transcript), listener);
         if (persistent) {
             // saved before the engine starts, so the save at its exit (however soon) comes after this one

@@ -10,6 +10,6 @@ public final class BridgeLogMain {
     }
 
     public static void main(String[] args) {
-        System.out.println(Bridge.handle("POST", "{}", null, "alice"));
+        System.out.println(Bridge.handle("POST", "{}", null));
     }
 }

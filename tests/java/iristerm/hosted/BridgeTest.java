@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -20,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -115,7 +117,7 @@ class BridgeTest {
 
     private Answer request(String user, String method, Map<String, String> headers, String body) throws Exception {
         String headersJson = JSON.writeValueAsString(headers);
-        String raw = gateway.call(user, thread -> Bridge.handle(method, headersJson, body, user));
+        String raw = gateway.call(user, thread -> Bridge.handle(method, headersJson, body));
         return parse(raw);
     }
 
@@ -222,7 +224,7 @@ class BridgeTest {
         String body = callTool(5, "iris_execute", "{\"code\":\"write 1\"}");
         String raw = gateway.call("alice", thread -> {
             callers.add(thread);
-            return Bridge.handle("POST", JSON.writeValueAsString(postHeaders(session)), body, "alice");
+            return Bridge.handle("POST", JSON.writeValueAsString(postHeaders(session)), body);
         });
         assertEquals("ok", parse(raw).response(5).path("result").path("structuredContent").path("status").asString(),
                 raw);
@@ -385,7 +387,7 @@ class BridgeTest {
 
     @Test
     void headersThatAreNotAJsonObjectAre400() throws Exception {
-        String raw = gateway.call("alice", thread -> Bridge.handle("POST", "[1]", INITIALIZE, "alice"));
+        String raw = gateway.call("alice", thread -> Bridge.handle("POST", "[1]", INITIALIZE));
         assertError(parse(raw), 400, -32600, null);
     }
 
@@ -410,20 +412,23 @@ class BridgeTest {
         }
     }
 
+    /**
+     * Terminal.REST names no user: the bridge asks IRIS whose process calls, for every request. bob's process
+     * holding alice's MCP session id is bob, so her session is not his; a process with no user is refused.
+     */
     @Test
-    void aRequestClaimingAnotherIrisUserIsRefused() throws Exception {
+    void theUserIsAlwaysTheCallingProcesssOwn() throws Exception {
         String alices = open("alice");
         String headers = JSON.writeValueAsString(postHeaders(alices));
-        // bob's process passes alice's name: her MCP session, and a new one, are both refused
-        Answer claimed = parse(gateway.call("bob", thread -> Bridge.handle("POST", headers, TOOLS_LIST, "alice")));
-        assertError(claimed, 403, -32600, null);
-        assertTrue(claimed.body().contains("names IRIS user alice but comes from a process of user bob"),
-                claimed::body);
-        String fresh = JSON.writeValueAsString(postHeaders(null));
-        assertError(parse(gateway.call("bob", thread -> Bridge.handle("POST", fresh, INITIALIZE, "alice"))), 403, -32600, null);
-        // asked anew each request: alice's own next request is served, then bob's claim is refused again
+        Answer borrowed = parse(gateway.call("bob", thread -> Bridge.handle("POST", headers, TOOLS_LIST)));
+        assertNotEquals(200, borrowed.status(), borrowed::body);
+        assertFalse(borrowed.body().contains("session_open"), "bob was served alice's session: " + borrowed.body());
+        Answer nobody = parse(gateway.call("", thread -> Bridge.handle("POST", JSON.writeValueAsString(postHeaders(null)),
+                INITIALIZE)));
+        assertError(nobody, 403, -32600, null);
+        assertTrue(nobody.body().contains("has no user"), nobody::body);
+        // asked anew each request: alice's own next request is served
         assertEquals(200, post("alice", alices, TOOLS_LIST).status());
-        assertError(parse(gateway.call("bob", thread -> Bridge.handle("POST", headers, TOOLS_LIST, "alice"))), 403, -32600, null);
     }
 
     @Test
@@ -443,6 +448,31 @@ class BridgeTest {
         JsonNode again = tool("alice", alices, 24, "iris_execute", "{\"code\":\"write x\"}").path("structuredContent");
         assertEquals("error", again.path("status").asString(), "a new session knows no x: " + again);
         assertNotEquals(before, again.path("session").asString());
+    }
+
+    /**
+     * Hosted review H-10: every agent's IRIS process runs as the OS user the bridge writes files as, so nothing of
+     * a session's output goes to disk (no transcript, no to_file); the output is still read from memory.
+     */
+    @Test
+    void noSessionOutputReachesTheDataDirectory() throws Exception {
+        String alices = open("alice");
+        String secret = "only-alice-" + System.nanoTime();
+        JsonNode executed = tool("alice", alices, 40, "iris_execute", "{\"code\":\"write \\\"" + secret + "\\\"\"}")
+                .path("structuredContent");
+        assertEquals(secret, executed.path("output").asString(), executed::toString);
+        String session = executed.path("session").asString();
+        JsonNode read = tool("alice", alices, 41, "session_read", "{\"session\":\"" + session + "\",\"all\":true}");
+        assertTrue(read.toString().contains(secret), "the output is read from memory: " + read);
+        JsonNode toFile = tool("alice", alices, 42, "session_read", "{\"session\":\"" + session
+                + "\",\"all\":true,\"to_file\":\"mine.txt\"}");
+        assertTrue(toFile.path("isError").asBoolean(), toFile::toString);
+        assertTrue(toFile.toString().contains("'to_file' is not available on this server"), toFile::toString);
+        try (Stream<Path> files = Files.walk(dataDir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                assertFalse(Files.readString(f, StandardCharsets.ISO_8859_1).contains(secret), f + " holds alice's output");
+            }
+        }
     }
 
     @Test
@@ -480,13 +510,13 @@ class BridgeTest {
         String headers = JSON.writeValueAsString(postHeaders(null));
         try {
             for (int attempt = 0; attempt < 2; attempt++) {
-                Answer refused = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE, "alice")));
+                Answer refused = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE)));
                 assertError(refused, 503, -32603, null);
                 assertTrue(refused.body().contains("is writable by everyone"), refused.body());
             }
             // fixed: the next request builds the real server (which then cannot reach IRIS from this test)
             Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwx------"));
-            Answer next = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE, "alice")));
+            Answer next = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE)));
             assertFalse(next.body().contains("writable"), next.body());
         } finally {
             if (previous == null) {
@@ -569,7 +599,7 @@ class BridgeTest {
 
     private Answer ui(String user, String method, String path, String query, Map<String, String> headers) throws Exception {
         String headersJson = JSON.writeValueAsString(headers);
-        return parse(gateway.call(user, thread -> Bridge.ui(method, path, query, headersJson, user)));
+        return parse(gateway.call(user, thread -> Bridge.ui(method, path, query, headersJson)));
     }
 
     /** The session ids a user's browser view lists. */

@@ -310,13 +310,20 @@ class InstallerSourceTest {
         assertTrue(branch < challenge && challenge < json, "the challenge is set for /ui before the JSON-RPC answer of the rest");
     }
 
-    /** Review G6: the REST class comment does not claim the 60 s bound for a tool's call back into IRIS. */
+    /**
+     * Review G6, then hosted review H-4: the REST and Gateway comments say where agent code runs (the session's
+     * job, iris_sql included), never that it runs in the request's process.
+     */
     @Test
-    void theRestCommentSaysACallBackIntoIrisIsNotCutShort() {
-        String rest = read(Path.of("cls", "Terminal", "REST.cls"));
-        String comment = rest.substring(0, at(rest, "Class Terminal.REST "));
-        assertTrue(comment.contains("is not cut short"), "the call back into IRIS is named as unbounded");
-        assertFalse(comment.contains("That keeps a request under the Web"), "the old unqualified claim");
+    void theCommentsSayAgentCodeRunsInTheSessionsJob() {
+        for (String cls : List.of("REST", "Gateway")) {
+            String source = read(Path.of("cls", "Terminal", cls + ".cls"));
+            String comment = source.substring(0, at(source, "Class Terminal." + cls + " "));
+            assertTrue(comment.contains("run in the session's job") || comment.contains("runs in the\n/// session's own job")
+                    || comment.contains("runs in the session's own job"), cls + ": where agent code runs is said");
+            assertFalse(comment.contains("an iris_sql statement whose %Execute runs long")
+                    || comment.contains("an iris_sql statement (its %Execute)"), cls + ": the old claim that iris_sql runs here");
+        }
     }
 
     /** Review G5: a user of the temporary name that Check did not make is never recorded (so never deleted as
@@ -413,7 +420,7 @@ class InstallerSourceTest {
         List<Path> mine = List.of(INSTALLER, GATEWAY, Path.of("cls", "Terminal", "REST.cls"), Path.of("install"),
                 Path.of("module.xml"), Path.of("tests", "cls", "IRISTerminalTest", "Installer.cls"),
                 Path.of("tests", "cls", "IRISTerminalTest", "Gateway.cls"), Path.of("tests", "cls", "IRISTerminalTest", "REST.cls"),
-                Path.of("tests", "cls", "IRISTerminalTest", "AgentRun.cls"), Path.of("tests", "cls", "IRISTerminalTest", "RolesProbe.cls"));
+                Path.of("tests", "cls", "IRISTerminalTest", "AgentRun.cls"));
         Pattern removed = Pattern.compile("Terminal\\.Store\\b|Terminal\\.Session\\)\\.(Send|Read|Close|List|SQL|EndAll)\\("
                 + "|\"Terminal\\.Session\", \"(Send|Read|Close|List|SQL|EndAll)\"|Terminal\\.Session\\|\\|EndAll");
         for (Path file : mine) {

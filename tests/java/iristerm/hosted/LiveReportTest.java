@@ -184,7 +184,7 @@ class LiveReportTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.exitValue(), out);
         List<String> steps = out.lines().filter(l -> l.startsWith("step ")).toList();
-        List<String> ids = List.of("BUILD", "INSTALL", "LC-ROLES", "AGENT-USER", "LC-JOBROLES", "LC-LINK", "LC-INT", "LC-KILL",
+        List<String> ids = List.of("BUILD", "INSTALL", "LC-ROLES", "LC-CODE", "AGENT-USER", "LC-JOBROLES", "LC-LINK", "LC-INT", "LC-KILL",
                 "LC-THREADS", "LC-AUDIT", "LC-LINKLOSS", "UNIT-ADMIN", "LC-REDIRECT", "LC-LONGLINE", "UNIT-AGENT", "LIVE-IT", "CLEANUP", "REPORT");
         assertEquals(ids.size(), steps.size(), out);
         for (int i = 0; i < ids.size(); i++) {

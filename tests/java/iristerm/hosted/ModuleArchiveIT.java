@@ -103,6 +103,15 @@ class ModuleArchiveIT {
             String pkg = resource.getAttribute("Name").replaceFirst("\\.PKG$", "").replace('.', '/');
             assertSameClasses(files, Path.of(dir, pkg));
         }
+        // an Invoke's file argument (the code database's bootstrap, loaded before any resource)
+        for (Element arg : all(module, "Arg")) {
+            String text = arg.getTextContent().trim();
+            if (text.startsWith("${root}") && !text.startsWith("#{")) {
+                String name = text.substring("${root}".length());
+                assertArrayEquals(Files.readAllBytes(Path.of(name)), files.get(name), "the archive lacks " + name
+                        + ", which an Invoke of module.xml loads");
+            }
+        }
         for (Element test : all(module, "UnitTest")) {
             String dir = test.getAttribute("Name").replaceFirst("^/", "");
             assertSameClasses(files, Path.of(dir, test.getAttribute("Package").replace('.', '/')));

@@ -151,14 +151,78 @@ class ModuleManifestTest {
         assertEquals("1", args.item(1).getTextContent().trim());
     }
 
+    /**
+     * Issue 21/23: the Terminal package must never be compiled where agents can write (USER's routine database on
+     * the default layout), because its code runs with the web application's role. Before Reload, in the order IPM
+     * runs a phase's Invokes (the order written), after the jar check: the bootstrap class is loaded from its file
+     * and its Prepare (database, resource, mappings) runs, so Reload and Compile go through the mapping.
+     */
+    @Test
+    void theCodeDatabaseIsPreparedBeforeAnyTerminalClassIsLoaded() throws Exception {
+        List<Element> before = all("Invoke").stream()
+                .filter(i -> i.getAttribute("Phase").equals("Initialize") && i.getAttribute("When").equals("Before"))
+                .toList();
+        assertEquals(List.of("%SYSTEM.Status.AppendStatus", "%SYSTEM.OBJ.Load", "TerminalSetup.CodeDatabase.Prepare"),
+                before.stream().map(i -> i.getAttribute("Class") + "." + i.getAttribute("Method")).toList(),
+                "jar check, then the bootstrap's load, then its Prepare");
+        for (Element i : before) {
+            assertEquals("true", i.getAttribute("CheckStatus"), "a failed step must stop the load before Reload");
+        }
+        NodeList args = before.get(1).getElementsByTagName("Arg");
+        String file = args.item(0).getTextContent().trim();
+        assertTrue(file.startsWith("${root}"), file);
+        String bootstrap = Files.readString(Path.of(file.substring("${root}".length())));
+        assertTrue(bootstrap.contains("Class TerminalSetup.CodeDatabase "), "the loaded file defines the class Prepare is called on");
+        assertTrue(args.item(1).getTextContent().trim().contains("c"), "loaded and compiled");
+        assertFalse(Path.of(file.substring("${root}".length())).startsWith(Path.of("cls", "Terminal")),
+                "the bootstrap is outside the package it maps (a class of the package would be loaded into the namespace's own database)");
+        String installer = Files.readString(Path.of("cls", "Terminal", "Installer.cls"));
+        for (String name : List.of("DATABASE", "RESOURCE")) {
+            Matcher setup = Pattern.compile("Parameter " + name + " = \"([^\"]+)\";").matcher(bootstrap);
+            Matcher inst = Pattern.compile("Parameter CODE" + name + " = \"([^\"]+)\";").matcher(installer);
+            assertTrue(setup.find() && inst.find(), name);
+            assertEquals(setup.group(1), inst.group(1), "the bootstrap and the installer name one code " + name.toLowerCase());
+        }
+    }
+
+    /**
+     * Install checks where the package runs from before it creates or opens anything, and removes the bootstrap
+     * (loaded into the namespace's own, agent-writable database) before it ends; Uninstall removes the mappings
+     * last of all, since they are what makes the installer's own class visible.
+     */
+    @Test
+    void installRefusesAnUnsafeLayoutFirstAndUninstallUnmapsLast() throws Exception {
+        String installer = Files.readString(Path.of("cls", "Terminal", "Installer.cls"));
+        String install = body(installer, "Install");
+        int verdict = install.indexOf("..CodeVerdict(ns)");
+        assertTrue(verdict > 0 && verdict < install.indexOf("..CheckApp(") && verdict < install.indexOf("EnsureResources"),
+                "the code database is checked before anything is created");
+        assertTrue(install.contains("DeletePackage(\"TerminalSetup\""), "Install deletes the bootstrap");
+        String uninstall = body(installer, "UninstallOne");
+        int unmap = uninstall.indexOf("..Unmap()");
+        assertTrue(unmap > 0, "the last Uninstall removes the mappings");
+        String after = uninstall.substring(uninstall.indexOf('\n', unmap), uninstall.indexOf("} Catch", unmap));
+        assertFalse(Pattern.compile("##class\\(Terminal\\.|\\.\\.[A-Z]\\w*\\(").matcher(after).find(),
+                "nothing of the package is called after the mappings are gone: " + after);
+        assertTrue(installer.contains("Do ..Line(pReport, \"code database\", ..CodeVerdict(ns))"), "Check reports it");
+    }
+
+    private static String body(String source, String method) {
+        Matcher m = Pattern.compile("ClassMethod " + method + "\\(").matcher(source);
+        assertTrue(m.find(), method);
+        int open = source.indexOf("\n{\n", m.start());
+        int close = source.indexOf("\n}\n", open);
+        return source.substring(open, close);
+    }
+
     @Test
     void everyInvokedMethodExists() throws Exception {
         for (Element inv : all("Invoke")) {
             String cls = inv.getAttribute("Class");
             if (cls.startsWith("%SYSTEM.")) {
-                continue; // the jar check above
+                continue; // the jar check and the bootstrap's load
             }
-            assertTrue(cls.startsWith("Terminal."), cls);
+            assertTrue(cls.startsWith("Terminal.") || cls.startsWith("TerminalSetup."), cls);
             Path file = Path.of("cls", cls.replace('.', '/') + ".cls");
             String source = Files.readString(file);
             assertTrue(Pattern.compile("ClassMethod\\s+" + inv.getAttribute("Method") + "\\(").matcher(source).find(),
