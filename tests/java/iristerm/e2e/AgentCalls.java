@@ -48,6 +48,10 @@ final class AgentCalls {
             return (String) result.get("state");
         }
 
+        Integer exitCode() {
+            return result.get("exit_code") instanceof Number n ? n.intValue() : null;
+        }
+
         Object get(String key) {
             return result.get(key);
         }

@@ -51,10 +51,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * -DfailIfNoTests=false verify}; against another build of the server add {@code -Diristerm.jar=/path/to.jar}
  * (docs/agent-tasks-before.md is this suite run against the jar of 266cbea).
  *
- * <p>Tasks that rest on parts of #24 built on other branches: exit codes and the send's default wait
- * (shell integration: tasks 1–10), the size guard's head and tail (10), secret masking (3), the iris
- * tools hidden without IRIS (15), the sign-in link that survives a preview and the stdio server's view
- * (14). Each is written against the behaviour the issue specifies.
+ * <p>What the tasks rest on that #24 builds on other branches, written against the behaviour the issue
+ * specifies: the send's default wait (every task's fewest calls: without it each command costs a second
+ * call), exit codes and session_open waiting for a one-shot command's end (1), secret masking (3), the
+ * size guard's head and tail (10), the stdio server's view and a sign-in link that survives a preview (14),
+ * the iris tools hidden without IRIS (15).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -130,7 +131,7 @@ class AgentTasksIT {
 
     private static String bash(AgentCalls agent, Object... kv) {
         Answer opened = agent.open(WAITS, kv);
-        check(opened.state().equals("waiting_input"), "bash did not come to its prompt", opened);
+        check("waiting_input".equals(opened.state()), "bash did not come to its prompt", opened);
         return (String) opened.get("session");
     }
 
@@ -142,12 +143,12 @@ class AgentTasksIT {
             Answer r = agent.send(WAITS, s, "text", "for i in 1 2 3; do echo \"step $i\"; sleep 0.3; done; ls /no/such/dir");
             check(r.data().contains("step 1") && r.data().contains("step 3") && r.data().contains("No such file"),
                     "the output is not whole", r);
-            check(Integer.valueOf(2).equals(r.get("exit_code")), "no exit_code 2 for the failed ls", r);
+            check(Integer.valueOf(2).equals(r.exitCode()), "no exit_code 2 for the failed ls", r);
             Answer oneShot = agent.open(WAITS, "command", "bash", "args",
                     List.of("-c", "echo first; sleep 0.5; echo second; exit 4"));
             check(oneShot.data().contains("first") && oneShot.data().contains("second"),
                     "a one-shot bash -c did not return all of its output", oneShot);
-            check(Integer.valueOf(4).equals(oneShot.get("exit_code")), "the one-shot's exit_code 4 is missing", oneShot);
+            check(Integer.valueOf(4).equals(oneShot.exitCode()), "the one-shot's exit_code 4 is missing", oneShot);
         });
     }
 
