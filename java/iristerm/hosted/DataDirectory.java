@@ -15,8 +15,8 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * The hosted server's data directory: session metadata, transcripts, spilled output and the bridge's
- * log ({@value #LOG_FILE}). IRIS may start the External Java Server as different OS users: from an
+ * The hosted server's data directory: session metadata and the bridge's log ({@value #LOG_FILE}); no session
+ * output (every agent's IRIS process is in the group that may read it, see docs/hosted.md). IRIS may start the External Java Server as different OS users: from an
  * administrator's terminal process (the installer's Check, possibly root) or for a web request (the
  * instance's own user). Every one of those JVMs runs in the instance's group (the group of its mgr
  * directory), so the directory belongs to that group, with the group's read, write and search
@@ -230,8 +230,8 @@ public final class DataDirectory {
     }
 
     private static IllegalStateException refused(Path dir, String what, String fix) {
-        return new IllegalStateException("the data directory " + dir + " " + what + "; transcripts there must be "
-                + "readable only by the instance's processes. An administrator should fix it (" + fix
+        return new IllegalStateException("the data directory " + dir + " " + what + "; what the bridge keeps there "
+                + "must be changed only by the instance's processes. An administrator should fix it (" + fix
                 + ") or set another directory with -D" + HostedConfig.DATA_DIR_PROPERTY
                 + "=<dir> in the External Java Server's JVM arguments, then restart it");
     }

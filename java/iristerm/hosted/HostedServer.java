@@ -146,7 +146,8 @@ final class HostedServer implements AutoCloseable {
 
     /**
      * One request to the browser view (Terminal.REST's ui/ routes) for {@code irisUser}, whom IRIS's web
-     * application authenticated: holders of %Admin_Manage:USE see and act on every session, others on their own.
+     * application authenticated: holders of %Admin_Secure:USE (who could grant themselves any
+     * database anyway) see and act on every session, others on their own.
      *
      * @param path  the URL below the web application, from {@code /ui} on
      * @param query the raw query string, or empty
@@ -156,7 +157,7 @@ final class HostedServer implements AutoCloseable {
         try {
             Map<String, String> headers = headers(headersJson);
             irisUser = callingUser();
-            Viewer viewer = new Viewer(irisUser, privileges.holds("%Admin_Manage", "USE"));
+            Viewer viewer = new Viewer(irisUser, privileges.holds("%Admin_Secure", "USE"));
             return answer(ui.handle(viewer, method, path, query, headers.get("Origin"), headers.get("Host")));
         } catch (BadHeaders e) {
             return answer(Reply.error(400, ErrorCodes.INVALID_REQUEST, e.getMessage()));
@@ -243,7 +244,7 @@ final class HostedServer implements AutoCloseable {
         log().warn("answer of {} characters is too large for IRIS; replaced by an error", text.length());
         return answer(Reply.error(500, ErrorCodes.INTERNAL_ERROR, "The answer (" + text.length()
                 + " characters) is larger than IRIS can pass on; ask for less at a time (a smaller max_bytes, "
-                + "or to_file)."));
+                + "read in pages)."));
     }
 
     /**

@@ -280,7 +280,7 @@ public final class SessionManager implements AutoCloseable {
         return out;
     }
 
-    /** Every owner's sessions, oldest first: for an administrator's view (IRIS-hosted, %Admin_Manage:USE). */
+    /** Every owner's sessions, oldest first: for an administrator's view (IRIS-hosted, %Admin_Secure:USE). */
     public List<Session> all() {
         List<Session> out = new ArrayList<>(sessions.values());
         out.sort(Comparator.comparingLong((Session s) -> s.meta().created()));

@@ -24,7 +24,7 @@ final class FakeGateway implements IrisCalls, IrisPrivileges {
     private final ThreadLocal<FakeIrisCalls> connection = new ThreadLocal<>();
     /** Users holding %IRISTerminal_OS:USE. */
     final Set<String> osUsers = ConcurrentHashMap.newKeySet();
-    /** Users holding %Admin_Manage:USE. */
+    /** Users holding %Admin_Secure:USE. */
     final Set<String> admins = ConcurrentHashMap.newKeySet();
     /** Every thread IRIS was called back on, in order. */
     final List<Thread> callbacks = new CopyOnWriteArrayList<>();
@@ -102,7 +102,7 @@ final class FakeGateway implements IrisCalls, IrisPrivileges {
         FakeIrisCalls c = here();
         privilegeChecks.incrementAndGet();
         Set<String> holders = HostedProcessPolicy.RESOURCE.equals(resource) ? osUsers
-                : "%Admin_Manage".equals(resource) ? admins : Set.of();
+                : "%Admin_Secure".equals(resource) ? admins : Set.of();
         return "USE".equals(permission) && holders.contains(c.user());
     }
 }

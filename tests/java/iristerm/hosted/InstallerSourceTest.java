@@ -511,5 +511,9 @@ class InstallerSourceTest {
         assertTrue(out.contains("cp " + Path.of("").toAbsolutePath().resolve(copy.group(1)) + " " + dir + "\n"), out);
         assertTrue(out.contains("Install(\"" + dir + copy.group(3) + "\")"), out);
         assertFalse(out.contains("Building"), "--print-steps must not build");
+        // hosted review R2-4: by hand as IPM does it, the code database and its mappings before the package
+        int prepare = out.indexOf("##class(TerminalSetup.CodeDatabase).Prepare()");
+        int load = out.indexOf("LoadDir(\"" + Path.of("").toAbsolutePath() + "/cls/Terminal\"");
+        assertTrue(prepare > 0 && load > prepare && out.indexOf("Install(") > load, out);
     }
 }
