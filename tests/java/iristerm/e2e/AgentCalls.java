@@ -67,7 +67,8 @@ final class AgentCalls {
 
     /** counts shared by every connection one task uses (a restart means a second client) */
     static final class Tally {
-        int calls;
+        /** each call as {@code tool: reason, state, time}, in order */
+        final List<String> calls = new ArrayList<>();
         int deadWaits;
         long deadWaitMillis;
         final List<String> sessions = new ArrayList<>();
@@ -115,8 +116,8 @@ final class AgentCalls {
             result = Map.of();
         }
         long millis = (System.nanoTime() - start) / 1_000_000;
-        tally.calls++;
         Answer a = new Answer(result, text, error, millis);
+        tally.calls.add(tool + ": " + (error ? "refused" : a.reason() + ", " + a.state()) + ", " + millis + " ms");
         if (then == Then.WAITS && "timeout".equals(a.reason())) {
             tally.deadWaits++;
             tally.deadWaitMillis += millis;
@@ -129,8 +130,10 @@ final class AgentCalls {
 
     /** tools/list, counted: what an agent looks at to learn what it can do */
     List<McpSchema.Tool> tools() {
-        tally.calls++;
-        return client.listTools().tools();
+        long start = System.nanoTime();
+        List<McpSchema.Tool> tools = client.listTools().tools();
+        tally.calls.add("tools/list: " + tools.size() + " tools, " + (System.nanoTime() - start) / 1_000_000 + " ms");
+        return tools;
     }
 
     @SuppressWarnings("unchecked")

@@ -11,12 +11,16 @@ import java.util.Locale;
 
 /** The agent-style suite's results, one row per task, as a markdown table. */
 final class AgentTaskTable {
-    /** One task's outcome; {@code failure} is null when its steps all succeeded. */
-    record Row(int number, String task, int calls, int fewest, long millis, int deadWaits, long deadWaitMillis,
-               String failure) {
+    /** One task's outcome: each call it made, in order; {@code failure} is null when its steps all succeeded. */
+    record Row(int number, String task, List<String> trace, int fewest, long millis, int deadWaits,
+               long deadWaitMillis, String failure) {
+        int calls() {
+            return trace.size();
+        }
+
         /** done only in the fewest calls with no dead wait, as issue #24's "done when" has it */
         boolean done() {
-            return failure == null && deadWaits == 0 && calls <= fewest;
+            return failure == null && deadWaits == 0 && calls() <= fewest;
         }
 
         String verdict() {
@@ -24,8 +28,8 @@ final class AgentTaskTable {
                 return "not done: " + failure;
             }
             List<String> but = new ArrayList<>();
-            if (calls > fewest) {
-                but.add((calls - fewest) + " call(s) more than needed");
+            if (calls() > fewest) {
+                but.add((calls() - fewest) + " call(s) more than needed");
             }
             if (deadWaits > 0) {
                 but.add("waited out its bound while the program waited for input");
@@ -36,7 +40,7 @@ final class AgentTaskTable {
         String markdown() {
             String dead = deadWaits == 0 ? "no" : String.format(Locale.ROOT, "yes: %d call(s), %s", deadWaits,
                     seconds(deadWaitMillis));
-            return "| " + number + " | " + task + " | " + calls + " (" + fewest + ") | " + seconds(millis) + " | " + dead
+            return "| " + number + " | " + task + " | " + calls() + " (" + fewest + ") | " + seconds(millis) + " | " + dead
                     + " | " + verdict() + " |";
         }
     }
@@ -58,6 +62,10 @@ final class AgentTaskTable {
         b.append("| # | task | calls (fewest) | wall time | waited out its bound while the program waited for input | verdict |\n");
         b.append("|---|---|---|---|---|---|\n");
         sorted.forEach(r -> b.append(r.markdown()).append('\n'));
+        // what each call answered, so a row's extra call or lost time can be told apart from the machine's load
+        b.append("\nThe calls, task by task (tool: reason, state, time):\n\n");
+        sorted.forEach(r -> b.append("- ").append(r.number()).append(": ").append(String.join("; ", r.trace()))
+                .append('\n'));
         return b.toString();
     }
 

@@ -117,8 +117,8 @@ class AgentTasksIT {
         long millis = (System.nanoTime() - start) / 1_000_000;
         agent.closeAll();
         AgentCalls.Tally t = agent.tally();
-        AgentTaskTable.Row row = new AgentTaskTable.Row(number, name, t.calls, fewest, millis, t.deadWaits,
-                t.deadWaitMillis, failure);
+        AgentTaskTable.Row row = new AgentTaskTable.Row(number, name, List.copyOf(t.calls), fewest, millis,
+                t.deadWaits, t.deadWaitMillis, failure);
         TABLE.add(row);
         assertTrue(row.done(), () -> "task " + number + " (" + name + "): " + row.verdict());
     }
@@ -321,7 +321,9 @@ class AgentTasksIT {
             String shell = bash(agent);
             Answer got = agent.send(WAITS, shell, "text", "curl -s http://127.0.0.1:" + port.group(1) + "/hello.txt");
             check(got.data().contains("hello from the web server"), "the client got nothing", got);
-            Answer log = agent.read(RUNS, (String) web.get("session"), "wait_ms", 5000);
+            // the request's log line, waited for by name: the server prints nothing after it to end a wait on
+            Answer log = agent.read(RUNS, (String) web.get("session"), "wait_ms", 5000, "until",
+                    Map.of("pattern", "GET /hello\\.txt"));
             check(log.data().contains("GET /hello.txt"), "the server's log does not show the request", log);
         });
     }
