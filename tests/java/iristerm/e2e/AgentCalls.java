@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -30,6 +31,9 @@ final class AgentCalls {
     /** the bound of an agent's follow-up read: what issue #24 proposes as the send's default wait */
     static final int FOLLOW_UP_WAIT_MS = 10_000;
 
+    /** the reasons that say a wait ended with the program done with what it was given */
+    private static final Set<String> DONE = Set.of("prompt", "input", "exit");
+
     /** the escape text an agent writes for a named key when the server takes no names */
     private static final Map<String, String> KEY_TEXT = Map.of("ctrl-c", "\u0003", "esc", "\u001b");
 
@@ -46,6 +50,11 @@ final class AgentCalls {
 
         String state() {
             return (String) result.get("state");
+        }
+
+        /** the wait ended on the prompt, an input wait or the exit, or the state says so: either tells an agent */
+        boolean programDone() {
+            return DONE.contains(reason()) || "waiting_input".equals(state()) || "exited".equals(state());
         }
 
         Integer exitCode() {
@@ -191,13 +200,14 @@ final class AgentCalls {
     }
 
     /**
-     * What an agent does with an answer that holds no read (a send that only wrote) or shows the
-     * program still at work where it expected it done: one read that waits for the command to be done.
+     * What an agent does with an answer that holds no read (a send that only wrote) or ended before the
+     * program was done where it expected it done (a quiet pause, the bound): one read that waits for the
+     * command to be done.
      * The answer it judges by is both together.
      */
     private Answer followUp(Then then, String session, Answer first) {
         boolean unread = first.reason() == null;
-        boolean unfinished = then == Then.WAITS && "running".equals(first.state());
+        boolean unfinished = then == Then.WAITS && !first.programDone();
         if (session == null || !(unread || unfinished)) {
             return first;
         }
