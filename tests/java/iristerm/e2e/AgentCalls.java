@@ -54,7 +54,8 @@ final class AgentCalls {
 
         /** the wait ended on the prompt, an input wait or the exit, or the state says so: either tells an agent */
         boolean programDone() {
-            return DONE.contains(reason()) || "waiting_input".equals(state()) || "exited".equals(state());
+            return reason() != null && DONE.contains(reason()) || "waiting_input".equals(state())
+                    || "exited".equals(state());
         }
 
         Integer exitCode() {

@@ -112,7 +112,7 @@ class AgentTasksIT {
         try {
             steps.run(agent);
         } catch (AssertionError | Exception e) {
-            failure = AgentCalls.Tally.oneLine(String.valueOf(e.getMessage()));
+            failure = AgentCalls.Tally.oneLine(e.getMessage() != null ? e.getMessage() : e.toString());
         }
         long millis = (System.nanoTime() - start) / 1_000_000;
         agent.closeAll();
