@@ -64,8 +64,8 @@ final class AgentTaskTable {
         sorted.forEach(r -> b.append(r.markdown()).append('\n'));
         // what each call answered, so a row's extra call or lost time can be told apart from the machine's load
         b.append("\nThe calls, task by task (tool: reason, state, time):\n\n");
-        sorted.forEach(r -> b.append("- ").append(r.number()).append(": ").append(String.join("; ", r.trace()))
-                .append('\n'));
+        sorted.forEach(r -> b.append("- ").append(r.number()).append(": ")
+                .append(r.trace().isEmpty() ? "no call" : String.join("; ", r.trace())).append('\n'));
         return b.toString();
     }
 
