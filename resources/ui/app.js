@@ -1,13 +1,15 @@
 // The browser view: the signed-in identity's sessions, live, and the chosen session's output rendered
-// by xterm.js. Read-only apart from Interrupt and Close. Standalone, both follow server-sent events; the
+// by xterm.js. Interrupt, Close (after a confirmation), and, behind the "Type into this session" toggle
+// (off by default), a person's typing into the session. Standalone, both follow server-sent events; the
 // IRIS-hosted page (body data-follow="poll") cannot be streamed to, so it asks again with bounded
-// long-poll requests that the server answers as soon as something changed.
+// long-poll requests that the server answers as soon as something changed; it has no typing.
 const tbody = document.querySelector('#sessions tbody');
 const current = document.getElementById('current');
 const interrupt = document.getElementById('interrupt');
 const close = document.getElementById('close');
 const listStatus = document.getElementById('list-status');
 const actionStatus = document.getElementById('action-status');
+const typing = document.getElementById('typing');
 
 let sessions = [];
 let selected = null;
@@ -16,6 +18,7 @@ let term = null;
 const polling = document.body.dataset.follow === 'poll';
 if (polling) {
   document.getElementById('signout').hidden = true;
+  document.getElementById('typing-toggle').hidden = true;
 }
 
 const COLUMNS = ['session', 'kind', 'name', 'owner', 'state', 'pid', 'namespace', 'created', 'last_activity', 'bytes'];
@@ -81,6 +84,13 @@ follow('api/sessions', (m) => {
   }
   sessions = m.sessions;
   render();
+  if (selected == null) {
+    // a page opened to watch: the first live session is on show without a click
+    const first = sessions.find((s) => s.state !== 'exited');
+    if (first) {
+      watch(first.session);
+    }
+  }
   return false;
 }, (state) => {
   listStatus.textContent = { live: 'live', reconnecting: 'reconnecting…', closed: 'disconnected: reload the page' }[state];
@@ -113,6 +123,11 @@ function render() {
   const live = s != null && s.state !== 'exited';
   interrupt.disabled = !live;
   close.disabled = !live;
+  typing.disabled = !live;
+  if (!live && typing.checked) {
+    typing.checked = false;
+    typingOn(false);
+  }
 }
 
 function bytesOf(b64) {
@@ -125,6 +140,10 @@ function bytesOf(b64) {
 }
 
 function watch(id) {
+  if (typing.checked) {
+    typing.checked = false;
+    takeover(selected, false);
+  }
   if (output) {
     output();
   }
@@ -139,6 +158,7 @@ function watch(id) {
   term = new Terminal({ rendererType: 'dom', cols: 120, rows: 30, scrollback: 5000, disableStdin: true,
     fontFamily: 'DejaVu Sans Mono, Menlo, monospace', fontSize: 13 });
   term.open(document.getElementById('terminal'));
+  term.onData((keys) => type(id, keys));
   const shown = term;
   output = follow(`api/sessions/${encodeURIComponent(id)}/output`, (m) => {
     shown.write(bytesOf(m.b64));
@@ -155,15 +175,103 @@ function watch(id) {
   render();
 }
 
+// POSTs to a session's route; the answer's words go to the status line. A body is JSON.
+async function post(id, action, body, keepalive = false) {
+  const init = { method: 'POST', keepalive };
+  if (body !== undefined) {
+    init.headers = { 'Content-Type': 'application/json' };
+    init.body = JSON.stringify(body);
+  }
+  try {
+    const r = await fetch(`api/sessions/${encodeURIComponent(id)}/${action}`, init);
+    const m = await r.json();
+    return { ok: r.ok, message: m.error ?? m.message };
+  } catch (e) {
+    return { ok: false, message: `${action} failed: ${e}` };
+  }
+}
+
 async function act(action) {
   if (!selected) {
     return;
   }
   actionStatus.textContent = action + '…';
-  const r = await fetch(`api/sessions/${encodeURIComponent(selected)}/${action}`, { method: 'POST' });
-  const m = await r.json();
-  actionStatus.textContent = m.error ?? m.message;
+  actionStatus.textContent = (await post(selected, action)).message;
 }
 
 interrupt.addEventListener('click', () => act('interrupt'));
-close.addEventListener('click', () => act('close'));
+close.addEventListener('click', () => {
+  const s = sessions.find((x) => x.session === selected);
+  const label = s ? `${s.name} (${s.session})` : selected;
+  if (window.confirm(`Close session ${label}? Its program is ended; its output stays readable.`)) {
+    act('close');
+  }
+});
+
+// ---- a person typing: keys go to the session only while the toggle is on (the server holds the same rule)
+
+async function takeover(id, on, keepalive = false) {
+  const answer = await post(id, 'takeover', { on }, keepalive);
+  if (id === selected) {
+    actionStatus.textContent = answer.message;
+  }
+  return answer.ok;
+}
+
+function typingOn(on) {
+  term.setOption('disableStdin', !on);
+  document.getElementById('terminal').classList.toggle('typing', on);
+  if (on) {
+    term.focus();
+  }
+}
+
+typing.addEventListener('change', async () => {
+  const id = selected;
+  if (!typing.checked) {
+    typingOn(false);
+    await takeover(id, false);
+    return;
+  }
+  if (await takeover(id, true) && id === selected && typing.checked) {
+    typingOn(true);
+  } else {
+    typing.checked = false;
+  }
+});
+
+// keys are sent one request at a time, in order; what is typed meanwhile goes together in the next one
+let unsent = '';
+let sending = false;
+// at most 3 KB of UTF-8 and its JSON escapes a piece: within what the server takes in one request
+const PIECE = 500;
+
+async function type(id, keys) {
+  if (!typing.checked || id !== selected) {
+    return;
+  }
+  unsent += keys;
+  if (sending) {
+    return;
+  }
+  sending = true;
+  while (unsent && id === selected && typing.checked) {
+    // a piece never ends between the two halves of a surrogate pair
+    const cut = /[\uD800-\uDBFF]/.test(unsent.charAt(PIECE - 1)) ? PIECE - 1 : PIECE;
+    const piece = unsent.slice(0, cut);
+    unsent = unsent.slice(cut);
+    const answer = await post(id, 'type', { text: piece });
+    if (!answer.ok) {
+      actionStatus.textContent = answer.message;
+      unsent = '';
+    }
+  }
+  unsent = '';
+  sending = false;
+}
+
+window.addEventListener('pagehide', () => {
+  if (typing.checked) {
+    takeover(selected, false, true);
+  }
+});

@@ -174,12 +174,9 @@ final class ServeCommand implements Callable<Integer> {
                 "--header-timeout must be 1 to " + MAX_TIMEOUT_SECONDS + " seconds");
         CommonOptions.require(connectionIdleSeconds >= 1 && connectionIdleSeconds <= MAX_TIMEOUT_SECONDS,
                 "--connection-idle must be 1 to " + MAX_TIMEOUT_SECONDS + " seconds");
-        int colon = listen.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("--listen must be HOST:PORT, e.g. 127.0.0.1:8765; got " + listen);
-        }
-        String host = listen.substring(0, colon).replace("[", "").replace("]", "");
-        int port = Integer.parseInt(listen.substring(colon + 1));
+        ListenAddress at = ListenAddress.parse("--listen", listen);
+        String host = at.host();
+        int port = at.port();
         boolean loopback = isLoopback(host);
 
         Tokens tokens = null;
@@ -254,16 +251,13 @@ final class ServeCommand implements Callable<Integer> {
         System.err.println();
     }
 
-    /** The browser view, and for each identity a one-time link that signs a browser in as it. */
+    /** The browser view, and for each identity a link that signs a browser in as it. */
     private static void printSignIn(String page, Tokens tokens, UiLogins logins) {
         if (tokens == null) {
             System.err.println("Browser view (no sign-in, --no-auth): " + page);
             return;
         }
-        System.err.println("Browser view: " + page + " (sign in there with a token, or once with a link below)");
-        for (String identity : tokens.identities()) {
-            System.err.println("  sign in as " + identity + ": " + page + "signin?code=" + logins.issueCode(identity));
-        }
+        logins.announce(System.err, page, tokens.identities(), "sign in there with a token, or with a link below");
     }
 
     private static boolean isLoopback(String host) {

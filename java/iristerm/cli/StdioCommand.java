@@ -1,8 +1,13 @@
 package iristerm.cli;
 
 import io.modelcontextprotocol.server.McpSyncServer;
+import iristerm.http.UiListener;
 import iristerm.iris.IrisCalls;
+import iristerm.security.Tokens;
 import iristerm.stdio.StdioTransport;
+import iristerm.ui.UiApi;
+import iristerm.ui.UiHandler;
+import iristerm.ui.UiLogins;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -17,6 +22,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * MCP over stdin/stdout, for a client that spawns the server. When stdin closes, the requests in
@@ -39,6 +45,11 @@ public final class StdioCommand implements Runnable {
             description = "Largest message (one line on stdin); a longer line is answered with an error and skipped "
                     + "(env IRIS_TERMINAL_MAX_LINE_BYTES; default: ${DEFAULT-VALUE}).")
     int maxLineBytes;
+
+    @Option(names = "--ui", paramLabel = "HOST:PORT", defaultValue = "${env:IRIS_TERMINAL_UI}",
+            description = "Also serve the browser view of this server's sessions at http://HOST:PORT/ui/ (port 0 picks "
+                    + "a free one); its sign-in link is printed on stderr (env IRIS_TERMINAL_UI; default: no view).")
+    String ui;
 
     private final StartPreparation preparation;
     /** Set instead of connecting with the IRIS options (tests drive a fake IRIS this way). */
@@ -86,15 +97,22 @@ public final class StdioCommand implements Runnable {
         ServerRuntime runtime = new ServerRuntime(options, irisOverride != null ? irisOverride : irisOptions.connect(),
                 processOn, "the process engine is off on this server (--process off)");
         McpSyncServer server = runtime.assembly.build(transport);
+        View view;
+        try {
+            view = ui == null || ui.isBlank() ? null : View.start(ListenAddress.parse("--ui", ui), runtime, options.identity);
+        } catch (RuntimeException e) {
+            shutdown(server, runtime, null);
+            throw e;
+        }
         // the preparation ran alongside all of the above (whichever thread got to a piece first did it);
         // the first request is read only once it is done, so its failure is this start's error
         try {
             preparation.await();
         } catch (StartupError e) {
-            shutdown(server, runtime);
+            shutdown(server, runtime, view);
             throw e;
         }
-        Thread hook = new Thread(() -> shutdown(server, runtime), "shutdown");
+        Thread hook = new Thread(() -> shutdown(server, runtime, view), "shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         LOG.info("iris-terminal-mcp serving MCP on stdio; data in {}", options.dataDir);
         try {
@@ -103,7 +121,31 @@ public final class StdioCommand implements Runnable {
             LOG.warn("reading stdin failed ({}); shutting down", e.getMessage());
         }
         Runtime.getRuntime().removeShutdownHook(hook);
-        shutdown(server, runtime);
+        shutdown(server, runtime, view);
+    }
+
+    /** The browser view a stdio server serves when asked (--ui): its listener, and its streams' handler. */
+    private record View(UiListener listener, UiHandler handler) {
+        static View start(ListenAddress at, ServerRuntime runtime, String identity) {
+            UiLogins logins = new UiLogins();
+            UiHandler handler = new UiHandler(new UiApi(runtime.assembly, runtime.sessions), runtime.sessions.changes(),
+                    logins, Tokens.none());
+            UiListener listener;
+            try {
+                listener = UiListener.start(at.host(), at.port(), handler);
+            } catch (RuntimeException e) {
+                handler.close();
+                throw StartupError.listening(at.host() + ":" + at.port(), e);
+            }
+            // stderr: stdout is the MCP stream
+            logins.announce(System.err, listener.page().toString(), List.of(identity), "sign in with the link below");
+            return new View(listener, handler);
+        }
+
+        void close() {
+            handler.close();
+            listener.close();
+        }
     }
 
     /**
@@ -115,7 +157,10 @@ public final class StdioCommand implements Runnable {
         return new BufferedOutputStream(new FileOutputStream(FileDescriptor.out));
     }
 
-    private static void shutdown(McpSyncServer server, ServerRuntime runtime) {
+    private static void shutdown(McpSyncServer server, ServerRuntime runtime, View view) {
+        if (view != null) {
+            view.close();
+        }
         runtime.close();
         server.close();
     }

@@ -3,6 +3,7 @@ package iristerm.doctor;
 import iristerm.iris.IrisApi;
 import iristerm.iris.IrisCalls;
 import iristerm.iris.IrisEngine;
+import iristerm.iris.Interrupts;
 import iristerm.iris.IrisMethod;
 import iristerm.session.SessionException;
 import tools.jackson.databind.JsonNode;
@@ -286,11 +287,11 @@ public final class Doctor {
         p.session.interrupt();
         ProbeSession.Ran r = p.session.awaitDone(seq, COMMAND_BOUND_MS);
         String code = r.error() == null ? "" : r.error().code();
-        if (!code.equals("<INTERRUPT>")) {
+        if (!Interrupts.is(code)) {
             throw new Failure("hang 30 ended after " + r.elapsedMs() + " ms " + (r.error() == null ? "without an error"
-                    : "with " + r.error().text()) + ", expected <INTERRUPT>");
+                    : "with " + r.error().text()) + ", expected " + Interrupts.EXPECTED);
         }
-        return "hang 30 ended with <INTERRUPT> after " + r.elapsedMs() + " ms";
+        return "hang 30 ended with " + code + " after " + r.elapsedMs() + " ms";
     }
 
     private static String namespaces(Probe p) {

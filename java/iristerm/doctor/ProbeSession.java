@@ -41,8 +41,10 @@ final class ProbeSession implements AutoCloseable {
         JobLink link = new JobLink(api.calls().linkAddress());
         ProbeSession s = new ProbeSession(link);
         try {
-            JobLink.Job job = link.start(api, null);
-            s.engine = new IrisEngine(api, job, new IrisEngine.Attribution("doctor", "doctor", CLIENT), s.log, "doctor");
+            // the doctor's own probe, not a caller's session: no owner to compare the job's user with
+            JobLink.Job job = link.start(api, null, null);
+            s.engine = new IrisEngine(api, job, new IrisEngine.Attribution("doctor", "doctor", CLIENT), null, s.log,
+                    "doctor");
             if (!s.engine.awaitStarted(boundMs)) {
                 throw new Doctor.Failure("the job connected but showed no prompt within " + boundMs / 1000 + " s");
             }

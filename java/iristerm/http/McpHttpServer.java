@@ -215,11 +215,16 @@ public final class McpHttpServer implements AutoCloseable {
 
     /** {@code http://host:port/mcp} as local clients reach it (loopback for a wildcard listener). */
     public URI endpoint() {
+        return local(address, ENDPOINT_PATH);
+    }
+
+    /** {@code http://host:port<path>} of a bound listener as local clients reach it (loopback for a wildcard one). */
+    static URI local(InetSocketAddress address, String path) {
         InetAddress ip = address.getAddress().isAnyLocalAddress() ? InetAddress.getLoopbackAddress()
                 : address.getAddress();
         String literal = ip.getHostAddress().replaceFirst("%.*$", "");
         String host = ip instanceof Inet6Address ? "[" + literal + "]" : literal;
-        return URI.create("http://" + host + ":" + port() + ENDPOINT_PATH);
+        return URI.create("http://" + host + ":" + address.getPort() + path);
     }
 
     /**

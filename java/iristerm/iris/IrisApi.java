@@ -50,6 +50,22 @@ public final class IrisApi {
         return calls.anyThread() || Boolean.TRUE.equals(SERVING.get());
     }
 
+    /**
+     * The IRIS user that {@code identity}'s session job and calls must run as: the identity itself where
+     * IRIS runs calls as the caller (hosted); null where no user is to be compared (standalone).
+     */
+    public String ownerUser(String identity) {
+        return calls.runsAsCaller() ? identity : null;
+    }
+
+    /**
+     * Whether {@code user}, the IRIS user something ran as, is not {@code owner} (IRIS user names are
+     * case-insensitive); false when there is no owner to compare with or IRIS named no user.
+     */
+    public static boolean otherUser(String owner, String user) {
+        return owner != null && user != null && !user.equalsIgnoreCase(owner);
+    }
+
     public static ObjectNode request() {
         return JSON.createObjectNode();
     }

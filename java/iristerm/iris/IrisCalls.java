@@ -28,6 +28,16 @@ public interface IrisCalls extends AutoCloseable {
     }
 
     /**
+     * Whether IRIS runs each call as the MCP caller's own IRIS user (hosted: the caller's identity is
+     * {@code $USERNAME} of the request's process), so that the session job, and the Audit and Signal calls,
+     * must run as the identity that owns the session. Over the Native API every identity is served by one
+     * IRIS user, so there is nothing to compare.
+     */
+    default boolean runsAsCaller() {
+        return false;
+    }
+
+    /**
      * Where this server listens for the links of the session jobs this IRIS starts (port 0: any free
      * one): an address the IRIS host can reach. Default: loopback, for an IRIS on this machine.
      */

@@ -37,18 +37,33 @@ import static iristerm.iris.LinkProtocol.*;
  */
 public final class IrisEngine implements Engine {
     private static final Logger LOG = LoggerFactory.getLogger(IrisEngine.class);
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-    /** a mark longer than this (an SQL answer holds at most 3,000,000 characters) means a broken link */
-    static final int MAX_MARK_BYTES = 8 << 20;
+    private static final JsonMapper JSON = LinkProtocol.JSON;
+    /**
+     * a mark longer than this means a broken link: the longest the job writes is one IRIS string (at most
+     * 3,641,144 characters; an SQL answer stops before 3,000,000), each character up to 3 bytes of UTF-8
+     */
+    static final int MAX_MARK_BYTES = 12 << 20;
+    /**
+     * the longest line Java sends the job (as JSON, escapes included): the job reads a line into one IRIS
+     * string, which holds at most 3,641,144 characters, and a longer one would be lost there after its audit
+     */
+    static final int MAX_LINE_CHARS = 3_600_000;
     private static final int KEPT = 256;
     /** the audit record's limit for each claim (session, agent, client, namespace) */
     static final int MAX_CLAIM = 200;
     private static final long JOIN_MILLIS = 2000;
+    /**
+     * Longest an INT waits for the start of the command the job was last given: before its {@code start} the
+     * job drops every interrupt (it takes them for the previous command's), so sending one then would be lost
+     */
+    static final long START_WAIT_MILLIS = 3000;
 
     private final IrisApi api;
     private final JobLink.Job job;
     private final EngineSink sink;
     private final Attribution by;
+    /** the IRIS user the Audit and Signal calls must run as, or null (standalone: not compared) */
+    private final String owner;
     private final Thread reader;
     private final Thread writer;
     private final LinkedBlockingQueue<byte[]> outbox = new LinkedBlockingQueue<>();
@@ -90,18 +105,30 @@ public final class IrisEngine implements Engine {
     public record CommandError(String code, String text, String location, String source, String info) {
     }
 
-    /** Command {@code n} waits in its READ {@code r}, which began at log byte {@code at}. */
-    public record Reading(long n, long r, long at) {
+    /**
+     * Command {@code n} waits in its READ {@code r}, which began at log byte {@code at}; {@code instant}: its
+     * timeout is 0, so it ends at once, whatever is typed.
+     */
+    public record Reading(long n, long r, long at, boolean instant) {
+        /** Whether typed-ahead input may answer it: a READ with timeout 0 is over before an answer could reach it. */
+        boolean answerable(long answered) {
+            return answered != r && !instant;
+        }
     }
 
     /** One line of type-ahead; {@code answerTo} &gt; 0: audited as the answer to that READ, and only that. */
     private record Item(String text, boolean secret, long answerTo) {
     }
 
-    public IrisEngine(IrisApi api, JobLink.Job job, Attribution by, EngineSink sink, String name) {
+    /**
+     * @param owner the IRIS user the Audit and Signal calls must run as ({@link IrisApi#ownerUser}), or null:
+     *              not compared
+     */
+    public IrisEngine(IrisApi api, JobLink.Job job, Attribution by, String owner, EngineSink sink, String name) {
         this.api = api;
         this.job = job;
         this.by = by;
+        this.owner = owner;
         this.sink = sink;
         this.namespace = job.namespace();
         OutputStream out;
@@ -202,11 +229,12 @@ public final class IrisEngine implements Engine {
      */
     public long execute(String code, boolean secret) {
         requireAtPrompt();
+        requireFits("the command", commandLine(Long.MAX_VALUE, code, secret));
         audit("command", code, false, namespace());
         synchronized (lock) {
             requireAtPromptLocked();
             long n = ++lastN;
-            give(JSON.createObjectNode().put("t", EXECUTE).put("n", n).put("code", code).put("echo", !secret));
+            give(commandLine(n, code, secret));
             state = SessionState.running;
             return n;
         }
@@ -215,23 +243,45 @@ public final class IrisEngine implements Engine {
     /** Runs one SQL statement in the job at its prompt (audited first); its result completes the future. */
     public CompletableFuture<JsonNode> sql(String query, JsonNode params, String inNamespace, long maxRows) {
         requireAtPrompt();
+        requireFits("the statement with its parameters", queryLine(Long.MAX_VALUE, query, params, inNamespace, maxRows));
         // the statement followed by its parameters as JSON, as the contract's Audit records it
         audit("sql", query + "\n" + JSON.writeValueAsString(params), false,
                 inNamespace != null ? inNamespace : namespace());
         synchronized (lock) {
             requireAtPromptLocked();
             long n = ++lastN;
-            ObjectNode q = JSON.createObjectNode().put("t", QUERY).put("n", n).put("query", query);
-            q.set("params", params);
-            if (inNamespace != null) {
-                q.put("namespace", inNamespace);
-            }
-            q.put("max_rows", maxRows);
             CompletableFuture<JsonNode> result = new CompletableFuture<>();
             statements.put(n, result);
-            give(q);
+            give(queryLine(n, query, params, inNamespace, maxRows));
             state = SessionState.running;
             return result;
+        }
+    }
+
+    private static ObjectNode commandLine(long n, String code, boolean secret) {
+        return JSON.createObjectNode().put("t", EXECUTE).put("n", n).put("code", code).put("echo", !secret);
+    }
+
+    private static ObjectNode answerLine(long r, String text, boolean secret) {
+        return JSON.createObjectNode().put("t", ANSWER).put("r", r).put("text", text).put("echo", !secret);
+    }
+
+    private static ObjectNode queryLine(long n, String query, JsonNode params, String inNamespace, long maxRows) {
+        ObjectNode q = JSON.createObjectNode().put("t", QUERY).put("n", n).put("query", query);
+        q.set("params", params);
+        if (inNamespace != null) {
+            q.put("namespace", inNamespace);
+        }
+        return q.put("max_rows", maxRows);
+    }
+
+    /** Refuses, before anything is audited, input whose link line the job could not read into one string. */
+    private static void requireFits(String what, ObjectNode line) {
+        int chars = JSON.writeValueAsString(line).length();
+        if (chars > MAX_LINE_CHARS) {
+            throw new SessionException(what + " would reach the IRIS job as a line of " + chars + " characters "
+                    + "(JSON, escapes included), more than the " + MAX_LINE_CHARS + " one IRIS string can hold; "
+                    + "nothing was audited or sent: split it into smaller pieces");
         }
     }
 
@@ -270,9 +320,13 @@ public final class IrisEngine implements Engine {
         int count = lines.length > 1 && lines[lines.length - 1].isEmpty() ? lines.length - 1 : lines.length;
         long answerTo;
         synchronized (lock) {
-            answerTo = reading != null && answered != reading.r() && typeAhead.isEmpty() ? reading.r() : 0;
+            answerTo = reading != null && reading.answerable(answered) && typeAhead.isEmpty() ? reading.r() : 0;
         }
         List<Item> items = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            // a line may go as a command or as an answer, whose lines are as long
+            requireFits(count == 1 ? "the line" : "line " + (i + 1), commandLine(Long.MAX_VALUE, lines[i], secret));
+        }
         for (int i = 0; i < count; i++) {
             boolean answer = i == 0 && answerTo > 0;
             audit(answer ? "answer" : "command", lines[i], answer && secret, namespace());
@@ -291,7 +345,7 @@ public final class IrisEngine implements Engine {
     private void dispatch() {
         while (!typeAhead.isEmpty()) {
             Item head = typeAhead.peekFirst();
-            boolean readWaits = reading != null && answered != reading.r();
+            boolean readWaits = reading != null && reading.answerable(answered);
             if (head.answerTo() > 0 && !(readWaits && reading.r() == head.answerTo())) {
                 // audited as the answer to a READ that no longer waits: it must not run as anything else
                 typeAhead.pollFirst();
@@ -300,13 +354,11 @@ public final class IrisEngine implements Engine {
             if (readWaits) {
                 typeAhead.pollFirst();
                 answered = reading.r();
-                give(JSON.createObjectNode().put("t", ANSWER).put("r", reading.r()).put("text", head.text())
-                        .put("echo", !head.secret()));
+                give(answerLine(reading.r(), head.text(), head.secret()));
                 state = SessionState.running;
             } else if (state == SessionState.idle) {
                 typeAhead.pollFirst();
-                give(JSON.createObjectNode().put("t", EXECUTE).put("n", ++lastN).put("code", head.text())
-                        .put("echo", !head.secret()));
+                give(commandLine(++lastN, head.text(), head.secret()));
                 state = SessionState.running;
             }
             return;
@@ -320,7 +372,18 @@ public final class IrisEngine implements Engine {
             req.put("client", claim(by.client()));
         }
         req.put("namespace", claim(inNamespace)).put("text", text).put("secret", secret);
-        api.call(IrisMethod.AUDIT, req);
+        String user = userOf(api.call(IrisMethod.AUDIT, req));
+        if (IrisApi.otherUser(owner, user)) {
+            throw new SessionException("IRIS audited this input as user " + user + ", not as " + owner + " who owns "
+                    + "this session, so it was not delivered. Report this to the administrator: each call into IRIS "
+                    + "must run as its own caller [AUDIT_FAILED]");
+        }
+    }
+
+    /** The IRIS user an answer says its call ran as, or null when it says none (classes of an earlier version). */
+    private static String userOf(JsonNode answer) {
+        JsonNode user = answer.path(IrisFields.USER);
+        return user.isString() ? user.asString() : null;
     }
 
     /**
@@ -368,14 +431,43 @@ public final class IrisEngine implements Engine {
     public void signal(Signal signal) {
         switch (signal) {
             case INT, QUIT -> {
-                SessionState s = state();
-                if (s != SessionState.running && s != SessionState.waiting_input) {
-                    throw new SessionException("the iris session is " + s + ": there is no command to interrupt");
-                }
+                awaitInterruptible();
                 callSignal("INT");
             }
             case KILL -> callSignal("KILL");
             default -> send(JSON.createObjectNode().put("t", END));
+        }
+    }
+
+    /**
+     * Returns once the command the job was last given has started (its {@code start} mark came), at most
+     * {@link #START_WAIT_MILLIS} after the call; refuses when there is no command, or it has not started by then.
+     */
+    private void awaitInterruptible() {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_WAIT_MILLIS);
+        synchronized (lock) {
+            while (true) {
+                if (state != SessionState.running && state != SessionState.waiting_input) {
+                    throw new SessionException("the iris session is " + state + ": there is no command to interrupt");
+                }
+                if (state == SessionState.waiting_input || starts.containsKey(lastN)) {
+                    return;
+                }
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0) {
+                    throw new SessionException("command " + lastN + " was given to the iris session's job but has not "
+                            + "started after " + START_WAIT_MILLIS / 1000 + " s, and the job drops an interrupt that comes "
+                            + "before its command starts: nothing was sent; send session_signal INT again once it runs "
+                            + "(session_read shows its output)");
+                }
+                try {
+                    lock.wait(left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SessionException("interrupted while waiting for command " + lastN + " to start; "
+                            + "nothing was sent");
+                }
+            }
         }
     }
 
@@ -386,7 +478,13 @@ public final class IrisEngine implements Engine {
                 throw new SessionException("the iris session has ended; there is no job to signal");
             }
         }
-        api.call(IrisMethod.SIGNAL, IrisApi.request().put(IrisFields.PID, job.pid()).put("signal", signal));
+        String user = userOf(api.call(IrisMethod.SIGNAL, IrisApi.request().put(IrisFields.PID, job.pid())
+                .put("signal", signal)));
+        if (IrisApi.otherUser(owner, user)) {
+            throw new SessionException("IRIS ran Signal " + signal + " as user " + user + ", not as " + owner + " who "
+                    + "owns this session. Report this to the administrator: each call into IRIS must run as its own "
+                    + "caller [SIGNAL_FAILED]");
+        }
     }
 
     @Override
@@ -428,16 +526,23 @@ public final class IrisEngine implements Engine {
             }
         });
         byte[] buf = new byte[64 * 1024];
+        String broken = null;
         try (InputStream in = job.in()) {
             int n;
             while ((n = in.read(buf)) >= 0) {
                 filter.feed(buf, 0, n);
             }
-        } catch (IOException | RuntimeException e) {
-            // a broken or closed link ends the session as EOF does; a mark past the limit too
+        } catch (MarkFilter.Overlong e) {
+            broken = "the IRIS job sent a mark longer than " + MAX_MARK_BYTES + " bytes, more than any answer of "
+                    + "the job can be";
+        } catch (IOException e) {
+            // a broken or closed link ends the session as EOF does
             LOG.debug("link of job {} ended: {}", job.pid(), e.toString());
+        } catch (RuntimeException e) {
+            LOG.warn("reading the link of job {} failed", job.pid(), e);
+            broken = "reading the IRIS job's link failed (" + e + ")";
         } finally {
-            end();
+            end(broken);
         }
     }
 
@@ -476,7 +581,9 @@ public final class IrisEngine implements Engine {
                     reading = null;
                 }
                 case READ -> {
-                    reading = new Reading(m.path("n").asLong(), m.path("r").asLong(), byteEnd);
+                    JsonNode timeout = m.path("timeout");
+                    reading = new Reading(m.path("n").asLong(), m.path("r").asLong(), byteEnd,
+                            timeout.isNumber() && timeout.asDouble() <= 0);
                     state = SessionState.waiting_input;
                     promptAt = byteEnd;
                     promptSinceInput = true;
@@ -516,8 +623,11 @@ public final class IrisEngine implements Engine {
                 e.path("location").asString(""), e.path("source").asString(""), e.path("info").asString(""));
     }
 
-    /** The link is gone (EOF, error, closed): the session has ended. Runs once. */
-    private void end() {
+    /**
+     * The link is gone (EOF, error, closed): the session has ended. Runs once. {@code broken}: why this
+     * server gave the link up, told to the agent in the session's output and to a waiting statement.
+     */
+    private void end(String broken) {
         List<CompletableFuture<JsonNode>> waiting;
         synchronized (lock) {
             if (ended) {
@@ -533,8 +643,15 @@ public final class IrisEngine implements Engine {
         }
         job.close();
         writer.interrupt();
+        String why = broken == null ? "" : ": " + broken;
+        if (broken != null) {
+            LOG.warn("ended the session of job {}{}", job.pid(), why);
+            byte[] notice = ("\r\n[iris-terminal: the session has ended" + why + "; open a new one]\r\n")
+                    .getBytes(StandardCharsets.UTF_8);
+            sink.output(notice, 0, notice.length);
+        }
         for (CompletableFuture<JsonNode> w : waiting) {
-            w.completeExceptionally(new SessionException("the iris session ended before the statement answered"));
+            w.completeExceptionally(new SessionException("the iris session ended before the statement answered" + why));
         }
         sink.exited(null, null);
     }
@@ -571,7 +688,7 @@ public final class IrisEngine implements Engine {
             Thread.currentThread().interrupt();
             job.close();
         }
-        end();
+        end(null);
     }
 
     private void trySignal(String signal) {

@@ -16,7 +16,7 @@ public final class IrisFields {
     public static final String MESSAGE = "message";
     public static final String NAMESPACE = "namespace";
     public static final String PID = "pid";
-    /** Ping: $USERNAME of the calling process */
+    /** Ping (and, from the classes of a later version, Audit and Signal): $USERNAME of the calling process */
     public static final String USER = "user";
     /** Ping: $ROLES of the calling process */
     public static final String ROLES = "roles";

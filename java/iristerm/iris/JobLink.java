@@ -7,56 +7,77 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-import java.io.BufferedInputStream;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.SequenceInputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 import static iristerm.iris.LinkProtocol.HELLO_MILLIS;
+import static iristerm.iris.LinkProtocol.HELLO_READ_MILLIS;
 import static iristerm.iris.LinkProtocol.MAX_HELLO_BYTES;
 
 /**
  * The one port per server where session jobs connect (docs/iris-contract.md, "The link"). For each
  * Open it mints a ticket; the job's first line, its hello, must carry a ticket that is still
- * waiting, within {@link LinkProtocol#HELLO_MILLIS} and {@link LinkProtocol#MAX_HELLO_BYTES}; every
- * other connection is closed unanswered. Owns its accept thread and the threads that read hellos
- * (each bounded by the hello's time limit); {@link #close} ends them all.
+ * waiting, within {@link LinkProtocol#HELLO_READ_MILLIS} of its connect and {@link LinkProtocol#MAX_HELLO_BYTES};
+ * every other connection is closed unanswered. The port is known to every session job, so any local
+ * process may connect: one thread reads every pending hello (a selector, no thread per connection), at
+ * most {@value #MAX_HANDSHAKES} at once, and a new connection past that cap closes the oldest pending one,
+ * never itself, so that connections which say nothing cannot keep a job out. {@link #close} ends it all.
  */
 public final class JobLink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JobLink.class);
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-    /** hellos read at once; more connections than that are closed at once (nothing legitimate needs more) */
-    private static final int MAX_HANDSHAKES = 8;
+    private static final JsonMapper JSON = LinkProtocol.JSON;
+    /** hellos read at once; a connection past that closes the oldest pending one */
+    static final int MAX_HANDSHAKES = 64;
+    /**
+     * connections accepted between two reads of the pending hellos: a burst of connections can then
+     * push out only so many before a job that connected among them has its hello read
+     */
+    private static final int ACCEPTS_PER_ROUND = MAX_HANDSHAKES / 4;
+    /** the pause after an accept that failed (no file descriptor left, say) before the listener tries again */
+    private static final long ACCEPT_RETRY_MILLIS = 100;
     private static final Pattern MARK = Pattern.compile("[0-9a-fA-F]{16}");
     private static final long CLOSE_WAIT_MILLIS = 2000;
+    private static final long EVICTION_WARN_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final ServerSocket server;
+    private final ServerSocketChannel server;
+    private final Selector selector;
     private final String host;
-    private final Thread acceptor;
+    private final int port;
+    private final Thread doorman;
     private final SecureRandom random = new SecureRandom();
     private final List<Ticket> waiting = new CopyOnWriteArrayList<>();
-    private final Set<Socket> handshaking = ConcurrentHashMap.newKeySet();
-    private final Semaphore handshakes = new Semaphore(MAX_HANDSHAKES);
-    private final AtomicInteger connections = new AtomicInteger();
+    // the doorman thread's own: connections still saying hello, oldest first
+    private final Map<SocketChannel, Pending> pending = new LinkedHashMap<>();
+    private final ByteBuffer readBuffer = ByteBuffer.allocate(8192);
+    private long evicted;
+    private long evictionWarnedAt = System.nanoTime() - EVICTION_WARN_NANOS;
     private volatile boolean closed;
 
     /** What the job said first. {@code refused} is set (and the rest may be missing) when it would not run. */
@@ -76,6 +97,16 @@ public final class JobLink implements AutoCloseable {
     private record Arrived(Socket socket, InputStream in, Hello hello) {
     }
 
+    /** A connection still saying hello: what it sent so far, and when its time is up. */
+    private static final class Pending {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HELLO_READ_MILLIS);
+        final ByteArrayOutputStream line = new ByteArrayOutputStream();
+    }
+
+    /** A hello that claimed {@code ticket}, handed over once its channel has left the selector. */
+    private record Claimed(SocketChannel channel, byte[] after, Hello hello, Ticket ticket) {
+    }
+
     /**
      * Listens at {@code where} (port 0: a free one); the address given is also the one jobs are told
      * (as given, when unresolved: a host name from --iris-link).
@@ -87,20 +118,34 @@ public final class JobLink implements AutoCloseable {
             throw new SessionException("cannot resolve the link address " + where.getHostString()
                     + "; give --iris-link an address of this machine that IRIS can reach");
         }
+        ServerSocketChannel channel = null;
+        Selector sel = null;
         try {
-            this.server = new ServerSocket();
-            server.bind(bind, 50);
+            channel = ServerSocketChannel.open();
+            channel.bind(bind, 50);
+            channel.configureBlocking(false);
+            sel = Selector.open();
+            channel.register(sel, SelectionKey.OP_ACCEPT);
         } catch (IOException e) {
+            if (channel != null) {
+                closeQuietly(channel);
+            }
+            if (sel != null) {
+                closeQuietly(sel);
+            }
             throw new SessionException("cannot listen for IRIS session jobs at " + bind + " (" + e.getMessage()
                     + "); give --iris-link an address of this machine (and a free port) that IRIS can reach");
         }
+        this.server = channel;
+        this.selector = sel;
+        this.port = channel.socket().getLocalPort();
         // an address as IRIS should dial it: the literal (127.0.0.1, not "localhost", which may resolve to ::1)
         // unless --iris-link named a host
         this.host = where.isUnresolved() ? where.getHostString() : where.getAddress().getHostAddress();
-        this.acceptor = new Thread(this::accept, "iris-link-accept");
-        acceptor.setDaemon(true);
-        acceptor.start();
-        LOG.info("listening for IRIS session jobs at {}:{}", host, port());
+        this.doorman = new Thread(this::serve, "iris-link-hello");
+        doorman.setDaemon(true);
+        doorman.start();
+        LOG.info("listening for IRIS session jobs at {}:{}", host, port);
     }
 
     public String host() {
@@ -108,7 +153,7 @@ public final class JobLink implements AutoCloseable {
     }
 
     public int port() {
-        return server.getLocalPort();
+        return port;
     }
 
     /**
@@ -116,8 +161,10 @@ public final class JobLink implements AutoCloseable {
      * and waits for the job's hello, all within the Open's bound. A job that does not say hello in time
      * is not signalled: Java names only pids of jobs whose link it holds open (a pid it never saw on a
      * link may already be another process's); such a job halts when its own connect fails.
+     *
+     * @param owner the IRIS user the job must run as ({@link IrisApi#ownerUser}), or null: not compared
      */
-    public Job start(IrisApi api, String namespace) {
+    public Job start(IrisApi api, String namespace, String owner) {
         try (Ticket ticket = new Ticket(newTicket(), System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HELLO_MILLIS))) {
             waiting.add(ticket);
             ObjectNode req = IrisApi.request().put("host", host).put("port", port()).put("ticket", ticket.value);
@@ -140,6 +187,12 @@ public final class JobLink implements AutoCloseable {
                         + "started (pid " + hello.pid() + ", Open answered " + pid + ") or sent no valid mark; "
                         + "check that the Terminal classes in IRIS match this server's version [START_FAILED]");
             }
+            if (IrisApi.otherUser(owner, hello.user())) {
+                closeQuietly(arrived.socket());
+                throw new SessionException("IRIS started the session job as user " + hello.user() + ", not as "
+                        + owner + " who opened the session; it was closed before anything ran in it. Report this to "
+                        + "the administrator: each call into IRIS must run as its own caller [START_FAILED]");
+            }
             return new Job(arrived.socket(), arrived.in(), hello, pid,
                     opened.path(IrisFields.NAMESPACE).asString(hello.namespace()));
         }
@@ -152,93 +205,189 @@ public final class JobLink implements AutoCloseable {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
     }
 
-    private void accept() {
-        while (!closed) {
-            Socket s;
-            try {
-                s = server.accept();
-            } catch (IOException e) {
-                if (!closed) {
-                    LOG.warn("the IRIS link stopped accepting: {}", e.getMessage());
+    /** The doorman thread: accepts connections and reads their hellos until the link closes. */
+    private void serve() {
+        try {
+            while (!closed) {
+                selector.select(expire());
+                boolean acceptable = false;
+                List<Claimed> claimed = new ArrayList<>();
+                Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
+                while (keys.hasNext()) {
+                    SelectionKey k = keys.next();
+                    keys.remove();
+                    if (!k.isValid()) {
+                        continue;
+                    }
+                    if (k.isAcceptable()) {
+                        acceptable = true;
+                    } else if (k.isReadable()) {
+                        read(k, claimed);
+                    }
                 }
+                if (acceptable) {
+                    acceptSome();
+                }
+                if (!claimed.isEmpty()) {
+                    // the claimed channels' keys are cancelled: this takes them off the selector, so that they
+                    // can turn blocking for their engines
+                    selector.selectNow();
+                    claimed.forEach(this::handOver);
+                }
+            }
+        } catch (IOException | ClosedSelectorException e) {
+            if (!closed) {
+                LOG.warn("the IRIS link stopped accepting: {}", e.getMessage());
+            }
+        } finally {
+            pending.keySet().forEach(JobLink::closeQuietly);
+            pending.clear();
+            closeQuietly(server);
+            closeQuietly(selector);
+        }
+    }
+
+    /** Closes the pending connections whose time is up; milliseconds to the next deadline (0: none pending). */
+    private long expire() {
+        Iterator<Map.Entry<SocketChannel, Pending>> it = pending.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<SocketChannel, Pending> e = it.next();
+            long left = e.getValue().deadline - System.nanoTime();
+            if (left > 0) {
+                // every connection has the same time from its accept: the oldest has the nearest deadline
+                return Math.max(1, TimeUnit.NANOSECONDS.toMillis(left));
+            }
+            LOG.debug("closed a link connection from {}: no hello within {} ms", remote(e.getKey()), HELLO_READ_MILLIS);
+            closeQuietly(e.getKey());
+            it.remove();
+        }
+        return 0;
+    }
+
+    private void acceptSome() throws IOException {
+        for (int i = 0; i < ACCEPTS_PER_ROUND; i++) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (ClosedChannelException e) {
+                throw e;
+            } catch (IOException e) {
+                // out of file descriptors, say: this connection is lost, the listener is not (it would be for good,
+                // every later session refused); a pause keeps a connection that stays ready from spinning the loop
+                LOG.warn("the IRIS link could not accept a connection: {}", e.getMessage());
+                pauseAfterFailedAccept();
                 return;
             }
-            if (!handshakes.tryAcquire()) {
-                LOG.warn("closed a link connection from {}: {} hellos are already being read",
-                        s.getRemoteSocketAddress(), MAX_HANDSHAKES);
-                closeQuietly(s);
-                continue;
+            if (ch == null) {
+                return;
             }
-            handshaking.add(s);
-            Thread t = new Thread(() -> {
-                try {
-                    handshake(s);
-                } finally {
-                    handshaking.remove(s);
-                    handshakes.release();
-                }
-            }, "iris-link-hello-" + connections.incrementAndGet());
-            t.setDaemon(true);
-            t.start();
-            if (closed) {
-                closeQuietly(s);
+            if (pending.size() >= MAX_HANDSHAKES) {
+                evictOldest();
+            }
+            try {
+                ch.configureBlocking(false);
+                ch.register(selector, SelectionKey.OP_READ);
+                pending.put(ch, new Pending());
+            } catch (IOException e) {
+                closeQuietly(ch);
             }
         }
     }
 
-    /** Reads the hello within its bounds and hands the connection to the ticket it names; else closes it. */
-    private void handshake(Socket s) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HELLO_MILLIS);
+    private static void pauseAfterFailedAccept() {
         try {
-            InputStream in = new BufferedInputStream(s.getInputStream());
-            byte[] line = readLine(s, in, deadline);
-            if (line == null) {
-                closeQuietly(s);
+            Thread.sleep(ACCEPT_RETRY_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void evictOldest() {
+        Iterator<SocketChannel> it = pending.keySet().iterator();
+        SocketChannel oldest = it.next();
+        it.remove();
+        closeQuietly(oldest);
+        evicted++;
+        long now = System.nanoTime();
+        if (now - evictionWarnedAt >= EVICTION_WARN_NANOS) {
+            LOG.warn("{} link connections have said no hello: {} were closed to make room for newer ones (some local "
+                    + "process is holding connections to {}:{})", MAX_HANDSHAKES, evicted, host, port);
+            evictionWarnedAt = now;
+            evicted = 0;
+        }
+    }
+
+    /** Reads what a pending connection sent; at the end of its first line, checks the hello and claims its ticket. */
+    private void read(SelectionKey k, List<Claimed> claimed) {
+        SocketChannel ch = (SocketChannel) k.channel();
+        Pending p = pending.get(ch);
+        readBuffer.clear();
+        int n;
+        try {
+            n = ch.read(readBuffer);
+        } catch (IOException e) {
+            n = -1;
+        }
+        if (p == null || n < 0) {
+            drop(ch);
+            return;
+        }
+        readBuffer.flip();
+        while (readBuffer.hasRemaining()) {
+            byte b = readBuffer.get();
+            if (b == '\n') {
+                byte[] after = new byte[readBuffer.remaining()];
+                readBuffer.get(after);
+                pending.remove(ch);
+                Hello hello = parse(p.line.toByteArray());
+                Ticket ticket = hello == null ? null : claim(hello.ticket());
+                if (ticket == null) {
+                    LOG.warn("closed a link connection from {}: its first line is not a hello with a ticket that is "
+                            + "waiting", remote(ch));
+                    closeQuietly(ch);
+                    return;
+                }
+                k.cancel();
+                claimed.add(new Claimed(ch, after, hello, ticket));
                 return;
             }
-            Hello hello = parse(line);
-            Ticket ticket = hello == null ? null : claim(hello.ticket());
-            if (ticket == null) {
-                LOG.warn("closed a link connection from {}: its first line is not a hello with a ticket that is "
-                        + "waiting", s.getRemoteSocketAddress());
-                closeQuietly(s);
+            if (p.line.size() >= MAX_HELLO_BYTES) {
+                LOG.warn("closed a link connection from {}: its first line is longer than {} bytes", remote(ch),
+                        MAX_HELLO_BYTES);
+                drop(ch);
                 return;
             }
-            s.setSoTimeout(0);
-            if (!ticket.arrived.complete(new Arrived(s, in, hello))) {
-                closeQuietly(s);
+            p.line.write(b);
+        }
+    }
+
+    private void drop(SocketChannel ch) {
+        pending.remove(ch);
+        closeQuietly(ch);
+    }
+
+    /** The connection is the job's now: blocking, its stream starting right after the hello. */
+    private void handOver(Claimed c) {
+        try {
+            c.channel().configureBlocking(true);
+            Socket s = c.channel().socket();
+            InputStream in = new SequenceInputStream(new ByteArrayInputStream(c.after()), s.getInputStream());
+            if (!c.ticket().arrived.complete(new Arrived(s, in, c.hello()))) {
+                closeQuietly(c.channel());
             }
         } catch (IOException | RuntimeException e) {
-            LOG.debug("link connection from {} closed: {}", s.getRemoteSocketAddress(), e.toString());
-            closeQuietly(s);
+            LOG.debug("link connection from {} closed: {}", remote(c.channel()), e.toString());
+            closeQuietly(c.channel());
+            c.ticket().arrived.completeExceptionally(new SessionException("the session job's link broke as it said "
+                    + "hello (" + e.getMessage() + ") [START_FAILED]"));
         }
     }
 
-    /** The first line without its \n, or null when it is too long, too slow or missing. */
-    private static byte[] readLine(Socket s, InputStream in, long deadline) throws IOException {
-        ByteArrayOutputStream line = new ByteArrayOutputStream();
-        while (true) {
-            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-            if (left <= 0) {
-                return null;
-            }
-            s.setSoTimeout((int) left);
-            int b;
-            try {
-                b = in.read();
-            } catch (SocketTimeoutException e) {
-                return null;
-            }
-            if (b < 0) {
-                return null;
-            }
-            if (b == '\n') {
-                return line.toByteArray();
-            }
-            if (line.size() >= MAX_HELLO_BYTES) {
-                return null;
-            }
-            line.write(b);
+    private static Object remote(SocketChannel ch) {
+        try {
+            return ch.getRemoteAddress();
+        } catch (IOException e) {
+            return "(closed)";
         }
     }
 
@@ -278,13 +427,12 @@ public final class JobLink implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        closeQuietly(server);
-        handshaking.forEach(JobLink::closeQuietly);
+        selector.wakeup();
         for (Ticket t : waiting) {
             t.arrived.completeExceptionally(new SessionException("the server is shutting down"));
         }
         try {
-            acceptor.join(CLOSE_WAIT_MILLIS);
+            doorman.join(CLOSE_WAIT_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -24,6 +24,11 @@ public final class ReentrantIrisCalls implements IrisCalls {
     }
 
     @Override
+    public boolean runsAsCaller() {
+        return true;
+    }
+
+    @Override
     public String describe() {
         return "the calling IRIS process (reentrant)";
     }

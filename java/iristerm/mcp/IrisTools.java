@@ -112,7 +112,9 @@ final class IrisTools implements IrisSessions, AutoCloseable {
         String identity = c.identity();
         // before IRIS starts a job: a refusal afterwards would start one for nothing
         ctx.sessions().checkCapacity(identity);
-        JobLink.Job job = link().start(iris, namespace);
+        // hosted: the job, and every Audit and Signal of the session, must run as the caller's own IRIS user
+        String owner = iris.ownerUser(identity);
+        JobLink.Job job = link().start(iris, namespace, owner);
         String client = clientName(c);
         Session s;
         try {
@@ -120,7 +122,7 @@ final class IrisTools implements IrisSessions, AutoCloseable {
                     identity, "iris job " + job.pid(), List.of(), null, job.namespace(), null, null, 0);
             // sink is the new session itself, whose id the audit records name
             s = ctx.sessions().open(identity, template, true, sink -> new IrisEngine(iris, job,
-                    new IrisEngine.Attribution(((Session) sink).id(), identity, client), sink,
+                    new IrisEngine.Attribution(((Session) sink).id(), identity, client), owner, sink,
                     "iris-" + ((Session) sink).id()));
         } catch (RuntimeException e) {
             job.close();

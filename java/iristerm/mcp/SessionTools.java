@@ -298,7 +298,7 @@ final class SessionTools {
     private ToolSpec signal() {
         return new ToolSpec("session_signal", "Signal a session", ToolSpec.Hints.SIGNALS, """
                 Send a signal. INT interrupts the running command (like Ctrl-C; for iris it ends the command with \
-                <INTERRUPT>), QUIT likewise; TERM, HUP and KILL end the process group (iris: TERM and HUP end the job \
+                <INTERRUPT>, which some IRIS versions name <EXTERNAL INTERRUPT>), QUIT likewise; TERM, HUP and KILL end the process group (iris: TERM and HUP end the job \
                 at its prompt, KILL terminates it).""", """
                 {"type": "object", "properties": {
                   "session": {"type": "string"},

@@ -63,6 +63,11 @@ public final class Tokens {
         this.entries = List.copyOf(entries);
     }
 
+    /** No token at all: nothing signs in with one (a stdio server's browser view signs in with links only). */
+    public static Tokens none() {
+        return new Tokens(List.of());
+    }
+
     /** One token, owned by {@link #DEFAULT_IDENTITY}. */
     public static Tokens single(String token) {
         String problem = problemWith(token);

@@ -60,6 +60,10 @@ public final class BufferedUi {
         if (route && m.group(2).equals("output") && get) {
             return cap.within(viewer.identity(), () -> api.output(viewer, m.group(1), number(query, "from", -1), POLL_MILLIS));
         }
+        if (route && "POST".equals(method) && (m.group(2).equals("takeover") || m.group(2).equals("type"))) {
+            return UiApi.error(501, "typing into a session is not available in the IRIS-hosted view: Terminal.REST "
+                    + "passes the bridge no request body, which typed text needs. An MCP client's session_send types.");
+        }
         if (route && "POST".equals(method)) {
             Reply refused = UiApi.foreignOrigin(origin, host);
             return refused != null ? refused : api.act(viewer, m.group(1), m.group(2));

@@ -24,8 +24,12 @@ import java.util.regex.Pattern;
  * see and do exactly what that identity's agent could.
  */
 public final class UiApi {
-    /** a session's output, Interrupt or Close: the routes both front ends (streaming and polling) serve */
-    static final Pattern SESSION_ROUTE = Pattern.compile("/ui/api/sessions/([A-Za-z0-9._-]{1,64})/(output|interrupt|close)");
+    /**
+     * a session's output, Interrupt, Close, a person's take-over and typing: the routes both front ends
+     * (streaming and polling) serve
+     */
+    static final Pattern SESSION_ROUTE = Pattern.compile(
+            "/ui/api/sessions/([A-Za-z0-9._-]{1,64})/(output|interrupt|close|takeover|type)");
 
     /**
      * a burst of changes (output pouring out) is gathered for this long into one list, by both front ends: each
@@ -35,6 +39,7 @@ public final class UiApi {
 
     private final ServerAssembly tools;
     private final SessionManager sessions;
+    private final Takeovers takeovers = new Takeovers();
 
     public UiApi(ServerAssembly tools, SessionManager sessions) {
         this.tools = tools;
@@ -107,7 +112,7 @@ public final class UiApi {
      */
     Reply act(Viewer viewer, String id, String action) {
         if (!action.equals("interrupt") && !action.equals("close")) {
-            return error(404, "no action '" + action + "'; the actions are interrupt and close");
+            return error(404, "no action '" + action + "' here; the actions are interrupt and close");
         }
         Session other = othersSession(viewer, id);
         if (other != null) {
@@ -128,6 +133,49 @@ public final class UiApi {
                 ? tools.callAs(viewer.identity(), "session_signal", Map.of("session", id, "signal", "INT"))
                 : tools.callAs(viewer.identity(), "session_close", Map.of("session", id));
         return Boolean.TRUE.equals(r.isError()) ? error(409, text(r)) : done(text(r));
+    }
+
+    /**
+     * Starts ({@code on}) or ends a person's take-over of a session, which typing into it needs. Only the viewer's
+     * own sessions: an administrator who sees everyone's types into none but its own.
+     */
+    Reply takeover(Viewer viewer, String id, boolean on) {
+        Session s;
+        try {
+            s = ownSession(viewer, id);
+            if (on) {
+                takeovers.begin(s, viewer.identity());
+            } else {
+                takeovers.end(s, viewer.identity());
+            }
+        } catch (SessionException e) {
+            return error(409, e.getMessage());
+        }
+        return done(on ? "typing into session " + id + " is on: what you type goes to its program"
+                : "typing into session " + id + " is off");
+    }
+
+    /** Text a person typed (keys as the terminal sends them) into the viewer's own session, while taken over. */
+    Reply type(Viewer viewer, String id, String text) {
+        try {
+            Session s = ownSession(viewer, id);
+            if (!takeovers.holds(s)) {
+                return error(409, "typing into session " + id + " is off: turn on \"Type into this session\" first");
+            }
+            s.send(text, false, false);
+        } catch (SessionException e) {
+            return error(409, e.getMessage());
+        }
+        return done("typed " + text.length() + " characters");
+    }
+
+    private Session ownSession(Viewer viewer, String id) {
+        try {
+            return sessions.get(viewer.identity(), id);
+        } catch (SessionException e) {
+            throw new SessionException(e.getMessage() + ". A person types only into sessions of the identity "
+                    + viewer.identity() + " they signed in as.");
+        }
     }
 
     private static Reply done(String message) {

@@ -21,6 +21,9 @@ public final class UiAssets {
     private static final String CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
             + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
+    /** where the sign-in page says why a sign-in was refused */
+    private static final String REFUSAL = "<p id=\"refusal\" role=\"alert\" hidden>";
+
     record Asset(String text, String contentType) {
     }
 
@@ -52,6 +55,13 @@ public final class UiAssets {
         Asset a = get(path);
         return new Reply(status, Map.of(Reply.CONTENT_TYPE, a.contentType(), "Cache-Control", "no-store",
                 "X-Content-Type-Options", "nosniff", "Content-Security-Policy", CSP), a.text());
+    }
+
+    /** The sign-in page telling why the last sign-in was refused, and what to do. */
+    Reply login(int status, String refusal) {
+        Reply page = page(status, "/ui/login");
+        String text = refusal.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+        return new Reply(status, page.headers(), page.body().replace(REFUSAL, REFUSAL.replace(" hidden>", ">") + text));
     }
 
     public static byte[] read(String resource) {

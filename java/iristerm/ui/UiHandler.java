@@ -9,12 +9,14 @@ import io.undertow.util.Methods;
 import iristerm.http.Reply;
 import iristerm.http.Responses;
 import iristerm.http.SseFormat;
+import iristerm.json.Json;
 import iristerm.security.Tokens;
 import iristerm.session.Session;
 import iristerm.session.SessionChanges;
 import iristerm.session.SessionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.core.JacksonException;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -35,7 +37,8 @@ import java.util.regex.Matcher;
 
 /**
  * The browser view on the standalone server's listener, under {@value #PREFIX}: sign-in, the page and its
- * files, the live session list and output streams (server-sent events), and Interrupt/Close. Every route
+ * files, the live session list and output streams (server-sent events), Interrupt/Close, and a person's typing
+ * into a session they took over. Every route
  * but the login page and sign-in needs a login cookie ({@link UiLogins}); {@code /mcp} never looks at it.
  * The server's {@code Host}/{@code Origin} guard runs before this handler; state-changing requests must
  * moreover come from the page itself (an {@code Origin} equal to this server's own).
@@ -51,6 +54,11 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     /** streams one identity's browsers may hold open at once; each holds a thread */
     static final int MAX_STREAMS_PER_IDENTITY = 32;
     private static final int MAX_FORM_BYTES = 4096;
+    /** the routes of a person's typing, which read a JSON body */
+    private static final Set<String> PERSON_INPUT = Set.of("takeover", "type");
+    /** typing requests one identity may make at once, and then one per interval (fast typing, a paste's pieces) */
+    static final int TYPING_BURST = 100;
+    static final long TYPING_INTERVAL_MILLIS = 10;
     /** how long closing waits for the stream threads it interrupted */
     private static final long STOP_MILLIS = 2_000;
 
@@ -60,6 +68,7 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
     private final Tokens tokens;
     private final UiAssets assets = new UiAssets();
     private final Map<String, Semaphore> streams = new ConcurrentHashMap<>();
+    private final Map<String, RateLimit> typing = new ConcurrentHashMap<>();
     /**
      * the threads of the open streams, by the login cookie they were opened with: sign-out interrupts them; a set
      * is changed only inside the map's compute for its login, which makes that atomic with the interrupts
@@ -89,10 +98,11 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         } else if (path.equals(PREFIX + "/login") && get) {
             page(exchange, 200, "/ui/login");
         } else if (path.equals(PREFIX + "/signin") && get) {
-            signIn(exchange, logins.redeem(first(exchange, "code")));
+            String code = first(exchange, "code");
+            signIn(exchange, logins.redeem(code), code);
         } else if (path.equals(PREFIX + "/signin") && post) {
             if (sameOrigin(exchange)) {
-                exchange.getRequestReceiver().receiveFullString((ex, body) -> signIn(ex, tokenOf(body)),
+                exchange.getRequestReceiver().receiveFullString((ex, body) -> signIn(ex, tokenOf(body), null),
                         (ex, e) -> send(ex, UiApi.error(400, "the sign-in form could not be read")), StandardCharsets.UTF_8);
             }
         } else {
@@ -127,6 +137,10 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
             }
             long from = resumeAt(exchange, s);
             stream(exchange, identity, (out, until) -> outputFeed(s, from, out, until));
+        } else if (m.matches() && PERSON_INPUT.contains(m.group(2)) && post) {
+            if (sameOrigin(exchange)) {
+                personInput(exchange, viewer, m.group(1), m.group(2));
+            }
         } else if (m.matches() && !m.group(2).equals("output") && post) {
             if (sameOrigin(exchange)) {
                 String id = m.group(1);
@@ -139,6 +153,43 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         } else {
             send(exchange, UiApi.error(404, "no page " + path + " here; the view is at " + PREFIX + "/"));
         }
+    }
+
+    // ---- a person typing -----------------------------------------------------------------------
+
+    /**
+     * A take-over ({@code {"on": true|false}}) or typed text ({@code {"text": "..."}}), each a small JSON body,
+     * rate-limited per identity: a page sends a keystroke (or a pasted piece) per request, one at a time.
+     */
+    private void personInput(HttpServerExchange exchange, Viewer viewer, String id, String action) {
+        long wait = typing.computeIfAbsent(viewer.identity(), k -> new RateLimit(TYPING_BURST, TYPING_INTERVAL_MILLIS)).take();
+        if (wait > 0) {
+            send(exchange, UiApi.error(429, "typing too fast for this server: try again in " + wait + " s")
+                    .with("Retry-After", Long.toString(wait)));
+            return;
+        }
+        exchange.setMaxEntitySize(MAX_FORM_BYTES);
+        exchange.getRequestReceiver().receiveFullString((ex, body) -> {
+            Object parsed;
+            try {
+                parsed = Json.MAPPER.readValue(body, Object.class);
+            } catch (JacksonException e) {
+                parsed = null;
+            }
+            Map<?, ?> json = parsed instanceof Map<?, ?> given ? given : Map.of();
+            Object text = json.get("text");
+            Object on = json.get("on");
+            if (action.equals("type") && !(text instanceof String)) {
+                send(ex, UiApi.error(400, "send {\"text\": \"...\"}: the keys typed, as a JSON string"));
+            } else if (action.equals("takeover") && !(on instanceof Boolean)) {
+                send(ex, UiApi.error(400, "send {\"on\": true} to start typing into the session, {\"on\": false} to stop"));
+            } else {
+                // input waits (bounded) for its program to take it: off the I/O thread
+                ex.dispatch(() -> send(ex, action.equals("type") ? api.type(viewer, id, (String) text)
+                        : api.takeover(viewer, id, (Boolean) on)));
+            }
+        }, (ex, e) -> send(ex, UiApi.error(413, "at most " + MAX_FORM_BYTES + " bytes per request: send "
+                + "long text in pieces")), StandardCharsets.UTF_8);
     }
 
     // ---- sign-in ------------------------------------------------------------------------------
@@ -155,34 +206,39 @@ public final class UiHandler implements HttpHandler, AutoCloseable {
         return c == null ? null : c.getValue();
     }
 
-    private Optional<String> tokenOf(String form) {
+    private UiLogins.Redemption tokenOf(String form) {
+        String wrong = "That token is not one this server accepts: paste the bearer token the server printed "
+                + "(or your line's token of its --tokens-file) whole.";
         if (tokens == null || form.length() > MAX_FORM_BYTES) {
-            return Optional.empty();
+            return new UiLogins.Redemption(null, wrong);
         }
         for (String pair : form.split("&")) {
             if (pair.startsWith("token=")) {
-                return tokens.identityOf(URLDecoder.decode(pair.substring(6), StandardCharsets.UTF_8).strip());
+                Optional<String> identity = tokens.identityOf(URLDecoder.decode(pair.substring(6), StandardCharsets.UTF_8).strip());
+                return new UiLogins.Redemption(identity.orElse(null), identity.isEmpty() ? wrong : null);
             }
         }
-        return Optional.empty();
+        return new UiLogins.Redemption(null, wrong);
     }
 
-    private void signIn(HttpServerExchange exchange, Optional<String> identity) {
-        long wait = identity.isEmpty() ? logins.refusalWait() : logins.signInWait(identity.get());
+    /** @param code the sign-in code redeemed, or null for a token */
+    private void signIn(HttpServerExchange exchange, UiLogins.Redemption redeemed, String code) {
+        String identity = redeemed.identity();
+        long wait = identity == null ? logins.refusalWait() : logins.signInWait(identity);
         if (wait > 0) {
-            LOG.info("browser sign-in refused: too many attempts{}", identity.map(i -> " as " + i).orElse(""));
-            send(exchange, UiApi.error(429, "too many sign-ins; try again in " + wait + " s")
+            LOG.info("browser sign-in refused: too many attempts{}", identity == null ? "" : " as " + identity);
+            send(exchange, assets.login(429, "Too many sign-ins: try again in " + wait + " s.")
                     .with("Retry-After", Long.toString(wait)));
             return;
         }
-        if (identity.isEmpty()) {
-            LOG.info("browser sign-in refused (unknown or spent code, or wrong token)");
-            page(exchange, 401, "/ui/login");
+        if (identity == null) {
+            LOG.info("browser sign-in refused: {}", redeemed.refusal());
+            send(exchange, assets.login(401, redeemed.refusal()));
             return;
         }
         exchange.getResponseHeaders().add(Headers.SET_COOKIE,
-                cookieHeader(logins.login(identity.get()), UiLogins.LOGIN_MILLIS / 1000));
-        LOG.info("browser signed in as {}", identity.get());
+                cookieHeader(logins.login(identity, code), UiLogins.LOGIN_MILLIS / 1000));
+        LOG.info("browser signed in as {}", identity);
         redirect(exchange, PREFIX + "/");
     }
 

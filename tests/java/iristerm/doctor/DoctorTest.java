@@ -68,6 +68,16 @@ class DoctorTest {
         assertEquals("write 1+1", json.path("checks").path(4).path("check").asString());
     }
 
+    /** IRIS's own classes name the interrupt's error <EXTERNAL INTERRUPT>: that is an interrupt too (E5). */
+    @Test
+    void anInstanceWhoseInterruptIsNamedExternalInterruptPasses() {
+        FakeIrisCalls fake = instance();
+        fake.interruptAs("<EXTERNAL INTERRUPT>");
+        Report report = doctor(fake);
+        assertTrue(report.ok(), report.text());
+        assertTrue(report.text().contains("hang 30 ended with <EXTERNAL INTERRUPT>"), report.text());
+    }
+
     /** A misbehaviour, the check it must fail, and what its FAIL line must say. */
     private record Case(String check, String seen, Consumer<FakeIrisCalls> misbehave) {
     }

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +27,7 @@ import java.util.stream.Stream;
 
 import static iristerm.e2e.Mcp.ok;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -126,6 +128,57 @@ class BrowserStreamsIT {
             assertEquals(404, HTTP.send(HttpRequest.newBuilder(URI.create(base + "/ui/api/sessions/x/output"))
                     .timeout(WAIT).header("Cookie", bob).build(), HttpResponse.BodyHandlers.discarding()).statusCode());
         }
+    }
+
+    @Test
+    void typingTakesTheOwnersTakeOverFromTheViewsOwnPage() throws Exception {
+        try (HttpServer server = twoIdentities("itm-ui-typing")) {
+            String base = "http://" + server.endpoint().getAuthority();
+            McpSyncClient aliceMcp = server.connect(ALICE, n -> { });
+            String session = (String) ok(aliceMcp, "session_open", "command", "cat", "mode", "pipe", "wait_ms", 0)
+                    .get("session");
+            String alice = signIn(base, ALICE);
+            String bob = signIn(base, BOB);
+            String on = "{\"on\": true}";
+
+            // another identity's session: bob neither takes it over nor types into it
+            assertEquals(409, personInput(base, bob, base, session, "takeover", on).statusCode());
+            HttpResponse<String> bobs = personInput(base, bob, base, session, "type", "{\"text\": \"from-bob\\n\"}");
+            assertEquals(409, bobs.statusCode(), bobs.body());
+            assertTrue(bobs.body().contains("only into sessions of the identity bob"), bobs.body());
+            // the owner, before turning typing on
+            HttpResponse<String> early = personInput(base, alice, base, session, "type", "{\"text\": \"too-early\\n\"}");
+            assertEquals(409, early.statusCode(), early.body());
+            assertTrue(early.body().contains("is off"), early.body());
+            // from another page, or from no page, or with no login: refused before anything happens
+            assertEquals(403, personInput(base, alice, "http://elsewhere.example", session, "takeover", on).statusCode());
+            assertEquals(403, personInput(base, alice, null, session, "takeover", on).statusCode());
+            assertEquals(401, personInput(base, null, base, session, "takeover", on).statusCode());
+            assertEquals(400, personInput(base, alice, base, session, "takeover", "{\"on\": \"yes\"}").statusCode());
+
+            assertEquals(200, personInput(base, alice, base, session, "takeover", on).statusCode());
+            HttpResponse<String> typed = personInput(base, alice, base, session, "type", "{\"text\": \"typed-by-alice\\n\"}");
+            assertEquals(200, typed.statusCode(), typed.body());
+            Map<String, Object> read = ok(aliceMcp, "session_read", "session", session, "wait_ms", 20000,
+                    "until", Map.of("pattern", "typed-by-alice"));
+            String data = String.valueOf(read.get("data"));
+            assertTrue(data.contains("a person signed in as alice is typing into this session"), data);
+            assertFalse(data.contains("from-bob") || data.contains("too-early"), data);
+        }
+    }
+
+    /** A take-over or typing POST with the login {@code cookie} (null: none) and {@code origin} (null: none). */
+    private static HttpResponse<String> personInput(String base, String cookie, String origin, String session,
+                                                    String action, String json) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/ui/api/sessions/" + session + "/" + action))
+                .timeout(WAIT).header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+        if (cookie != null) {
+            b.header("Cookie", cookie);
+        }
+        if (origin != null) {
+            b.header("Origin", origin);
+        }
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static HttpServer twoIdentities(String name) throws Exception {

@@ -6,16 +6,21 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.Alert;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -43,6 +48,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BrowserViewIT {
     private static final String ALICE = "alice-token-0123456789abcdef";
     private static final String BOB = "bob-token-0123456789abcdefgh";
+    /** identities of their own for the tests that need a clean slate: a link's reuse, the first session, typing */
+    private static final String CAROL = "carol-token-0123456789abcdef";
+    private static final String DAVE = "dave-token-0123456789abcdefg";
+    private static final String ERIN = "erin-token-0123456789abcdefg";
     private static final Pattern SIGN_IN = Pattern.compile("sign in as (\\S+): (http://\\S+)");
     private static final Duration WAIT = Duration.ofSeconds(45);
     /** every plain request of the test goes through this one client, each bounded by WAIT */
@@ -60,7 +69,8 @@ class BrowserViewIT {
 
     @BeforeAll
     static void start() throws Exception {
-        server = HttpServer.withTokens(dir, Map.of("alice", ALICE, "bob", BOB), line -> {
+        server = HttpServer.withTokens(dir, Map.of("alice", ALICE, "bob", BOB, "carol", CAROL, "dave", DAVE,
+                "erin", ERIN), line -> {
             Matcher m = SIGN_IN.matcher(line);
             if (m.find()) {
                 link(m.group(1)).complete(m.group(2));
@@ -137,15 +147,20 @@ class BrowserViewIT {
     }
 
     @Test
-    void theSignInLinkWorksOnceAndItsCookieIsNoKeyToMcp() throws Exception {
+    void theSignInLinkSurvivesAPreviewWorksAgainWithinItsGraceAndItsCookieIsNoKeyToMcp() throws Exception {
+        String link = link("carol").get(30, TimeUnit.SECONDS);
+        // a link previewer fetches the link and follows nothing: the link is not spent by it
+        HttpResponse<String> preview = http(HttpRequest.newBuilder(URI.create(link)));
+        assertEquals(303, preview.statusCode(), preview.body());
         WebDriver d = Chromium.start();
         try {
-            String link = signIn(d, "bob");
+            signIn(d, "carol");
             var cookie = d.manage().getCookieNamed("iristerm_ui");
             assertTrue(cookie.isHttpOnly(), "no script can read the login");
             assertEquals("/ui", cookie.getPath());
             assertEquals("Strict", cookie.getSameSite());
-            assertEquals(401, http(HttpRequest.newBuilder(URI.create(link))).statusCode(), "a link signs in once");
+            // the browser came back with its login: the link is spent, yet works for its grace (a second tab)
+            assertEquals(303, http(HttpRequest.newBuilder(URI.create(link))).statusCode(), "the link's grace");
             HttpResponse<String> mcp = http(HttpRequest.newBuilder(server.endpoint())
                     .header("Cookie", "iristerm_ui=" + cookie.getValue())
                     .header("Content-Type", "application/json")
@@ -159,6 +174,103 @@ class BrowserViewIT {
             assertEquals(404, withCookie.statusCode(), "the same cookie does open the view's own routes");
         } finally {
             d.quit();
+        }
+    }
+
+    @Test
+    void aRefusedLinkSaysWhyInPlainWords() {
+        WebDriver d = Chromium.start();
+        try {
+            d.get(base + "/ui/signin?code=made-up-code");
+            String why = waiting(d).until(x -> x.findElement(By.id("refusal"))).getText();
+            assertTrue(why.contains("not one this server knows") && why.contains("latest start"), why);
+            d.get(base + "/ui/signin?code=");
+            String empty = waiting(d).until(x -> x.findElement(By.id("refusal"))).getText();
+            assertTrue(empty.contains("has no code"), empty);
+            d.get(base + "/ui/login");
+            assertFalse(d.findElement(By.id("refusal")).isDisplayed(), "a plain sign-in page blames nothing");
+        } finally {
+            d.quit();
+        }
+    }
+
+    @Test
+    void theFirstLiveSessionIsShownAtOnceAndCloseAsksFirst() throws Exception {
+        McpSyncClient mcp = server.connect(DAVE, n -> { });
+        String id = (String) Mcp.ok(mcp, "session_open", "command", "bash", "name", "first").get("session");
+        Mcp.ok(mcp, "session_send", "session", id, "text", "echo shown-$((3*3))");
+        WebDriver d = Chromium.start();
+        try {
+            signIn(d, "dave");
+            // no click: the page opens on it
+            waiting(d).until(x -> x.findElement(By.id("current")).getText().contains(id));
+            waiting(d).until(x -> screen(x).contains("shown-9"));
+            assertTrue(row(d, id).getAttribute("class").contains("selected"));
+
+            d.findElement(By.id("close")).click();
+            Alert asked = waiting(d).until(ExpectedConditions.alertIsPresent());
+            assertTrue(asked.getText().contains(id) && asked.getText().startsWith("Close session"), asked.getText());
+            asked.dismiss();
+            // declined: the session lives on, as a call through the agent's own tool shows
+            Map<String, Object> alive = Mcp.ok(mcp, "session_send", "session", id, "text", "echo still-$((4*4))",
+                    "wait_ms", 20000, "until", Map.of("pattern", "still-16"));
+            assertEquals("pattern", alive.get("reason"), () -> "declined Close closed the session: " + alive);
+
+            d.findElement(By.id("close")).click();
+            waiting(d).until(ExpectedConditions.alertIsPresent()).accept();
+            waiting(d).until(x -> !x.findElements(By.cssSelector("#sessions tr[data-session='" + id + "'] td.state-exited"))
+                    .isEmpty());
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> listed = (List<Map<String, Object>>) Mcp.ok(mcp, "session_list", "session", id)
+                    .get("sessions");
+            assertEquals("exited", listed.get(0).get("state"));
+        } finally {
+            d.quit();
+        }
+    }
+
+    @Test
+    void aPersonTypesIntoTheirSessionOnlyBehindTheToggleAndTheTranscriptSaysSo() throws Exception {
+        McpSyncClient mcp = server.connect(ERIN, n -> { });
+        String id = (String) Mcp.ok(mcp, "session_open", "command", "bash", "name", "typed").get("session");
+        WebDriver d = Chromium.start();
+        try {
+            signIn(d, "erin");
+            waiting(d).until(x -> x.findElement(By.id("current")).getText().contains(id));
+            WebElement toggle = d.findElement(By.id("typing"));
+            assertFalse(toggle.isSelected(), "typing is off until the person turns it on");
+            waiting(d).until(x -> x.findElement(By.id("typing")).isEnabled());
+            toggle.click();
+            waiting(d).until(x -> x.findElement(By.id("action-status")).getText().contains("is on"));
+            // the keys go to whatever has the focus, as a person's would: the terminal, once typing is on
+            new Actions(d).sendKeys("echo typed-by-$((40+2))" + Keys.ENTER).perform();
+            waiting(d).until(x -> screen(x).contains("typed-by-42"));
+
+            Map<String, Object> read = Mcp.ok(mcp, "session_read", "session", id, "wait_ms", 20000,
+                    "until", Map.of("pattern", "typed-by-42\\r?\\n"));
+            String data = String.valueOf(read.get("data"));
+            String note = "[iris-terminal-mcp: a person signed in as erin is typing into this session from the browser view]";
+            assertTrue(data.contains(note), () -> "the agent is not told a person typed: " + data);
+            assertTrue(data.indexOf(note) < data.indexOf("typed-by-42"), data);
+
+            toggle.click();
+            waiting(d).until(x -> x.findElement(By.id("action-status")).getText().contains("is off"));
+            Path transcript = dir.resolve("data").resolve("sessions").resolve(id).resolve("transcript.log");
+            String stopped = "[iris-terminal-mcp: the person signed in as erin stopped typing from the browser view]";
+            waiting(d).until(x -> readString(transcript).contains(stopped));
+            String kept = readString(transcript);
+            assertTrue(kept.indexOf(note) < kept.indexOf("typed-by-42") && kept.indexOf("typed-by-42") < kept.indexOf(stopped),
+                    () -> "the transcript does not bracket the person's typing: " + kept);
+        } finally {
+            d.quit();
+        }
+    }
+
+    private static String readString(Path file) {
+        try {
+            return Files.exists(file) ? Files.readString(file) : "";
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -634,6 +634,12 @@ class BridgeTest {
         assertEquals(200, script.status());
         assertTrue(script.body().length() > 100_000, "xterm.js crosses whole");
         assertEquals(404, ui("alice", "GET", "/ui/login", "", Map.of()).status(), "IRIS signs browsers in, not a form");
+        // no typing here: Terminal.REST hands the bridge no body, and the answer says so
+        for (String action : List.of("takeover", "type")) {
+            Answer typing = ui("alice", "POST", "/ui/api/sessions/x/" + action, "", PAGE);
+            assertEquals(501, typing.status(), typing.body());
+            assertTrue(typing.body().contains("no request body"), typing.body());
+        }
     }
 
     @Test

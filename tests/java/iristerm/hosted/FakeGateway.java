@@ -92,6 +92,12 @@ final class FakeGateway implements IrisCalls, IrisPrivileges {
         return false;
     }
 
+    /** As the reentrant calls: every call runs as the user of the request it came in on. */
+    @Override
+    public boolean runsAsCaller() {
+        return true;
+    }
+
     @Override
     public String describe() {
         return "fake gateway";

@@ -19,6 +19,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
+import iristerm.iris.Interrupts;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -212,7 +213,7 @@ public final class LiveVerdict {
                 }
                 tool("session_signal", Map.of("session", a, "signal", "INT"));
                 JsonNode read = tool("session_read", Map.of("session", a, "wait_ms", 10_000));
-                boolean ok = read.toString().contains("<INTERRUPT>");
+                boolean ok = Interrupts.shownIn(read.toString());
                 return new Result("LC-INT", true, ok ? "ok" : "FAIL", "after session_signal INT: " + read);
             }));
             out.add(check("LC-KILL", false, () -> {

@@ -63,7 +63,7 @@ import java.util.regex.Pattern;
  *     {@code a} line for that READ answers it (echoed unless {@code echo:false}), and a {@code readend}
  *     mark. A READ with a timeout sets {@code $test}.</li>
  * <li>{@code hang N} / {@code h N}: sleeps N seconds (decimals allowed); Signal INT ends the command
- *     with {@code <INTERRUPT>}, as it does a READ.</li>
+ *     with {@code <INTERRUPT>} (or the name {@link #interruptAs} gives), as it does a READ.</li>
  * <li>{@code zn "NS"} / {@code set $namespace="NS"}: namespaces USER, %SYS and SAMPLES exist; another
  *     name raises {@code <NAMESPACE>} with info {@code *NS}.</li>
  * <li>{@code tstart} / {@code ts}, {@code tcommit} / {@code tc} ({@code <COMMIT>} at level 0),
@@ -78,12 +78,13 @@ import java.util.regex.Pattern;
  * Errors decompose as the engine does them: code {@code <UNDEFINED>}, location {@code x+N^%Fake}
  * (N = line of the unit), info {@code *name}, text {@code <UNDEFINED>x+1^%Fake *name}, source = the
  * line; the error text follows the {@code done} mark on its own line, before the next prompt.
- * A statement ({@code q}) writes nothing: a {@code sql} mark, then a {@code prompt} mark.
+ * A statement ({@code q}) writes nothing: a {@code start} mark, a {@code sql} mark, then a {@code prompt}
+ * mark.
  *
  * <p><b>Observing.</b> {@link #journal()} lists, in order, every Audit this instance recorded and every
  * line a job received, so a test can check that input was audited before it reached the job.
- * {@link #failAudits}, {@link #ignoreBye}, {@link #tamperHello} and {@link #tamper} make the instance
- * misbehave in one chosen way. One instance is one connection as one IRIS user; {@link #asUser} gives
+ * {@link #failAudits}, {@link #ignoreBye}, {@link #delayStarts}, {@link #tamperHello} and {@link #tamper} make
+ * the instance misbehave in one chosen way. One instance is one connection as one IRIS user; {@link #asUser} gives
  * another connection to the same simulated instance. {@link #shutdown()} ends every job.
  *
  * <p>Everything is thread-safe; every wait is bounded and re-checks its condition after a wake-up.
@@ -152,6 +153,19 @@ public final class FakeIrisCalls implements IrisCalls {
     /** Audit answers AUDIT_FAILED with {@code message} (null: records again). */
     public void failAudits(String message) {
         world.auditFailure = message;
+    }
+
+    /**
+     * Jobs wait {@code millis} between taking a command and starting it (its {@code start} mark), as a busy
+     * instance may; a kill still ends them at once.
+     */
+    public void delayStarts(long millis) {
+        world.startDelayNanos = TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
+    /** The error an INT raises in the jobs ({@code <INTERRUPT>} unless told), as an instance may name it. */
+    public void interruptAs(String code) {
+        world.interruptCode = code;
     }
 
     /** Jobs take {@code bye} and go on waiting, as a job stuck in user code would. */
@@ -240,6 +254,8 @@ public final class FakeIrisCalls implements IrisCalls {
         };
         volatile String auditFailure;
         volatile boolean ignoreBye;
+        volatile long startDelayNanos;
+        volatile String interruptCode = "<INTERRUPT>";
         volatile UnaryOperator<ObjectNode> hello = h -> h;
         volatile UnaryOperator<String> link = t -> t;
     }
@@ -315,7 +331,7 @@ public final class FakeIrisCalls implements IrisCalls {
             case "KILL" -> job.kill();
             default -> throw new Fault("BAD_REQUEST", "\"signal\" must be INT or KILL");
         }
-        return MAPPER.createObjectNode().put("sent", 1);
+        return MAPPER.createObjectNode().put("sent", 1).put("user", user);
     }
 
     private ObjectNode audit(Req req) {
@@ -332,7 +348,7 @@ public final class FakeIrisCalls implements IrisCalls {
             throw new Fault("AUDIT_FAILED", world.auditFailure);
         }
         world.journal.add("audit " + kind + (secret ? " secret " + text.length() : " " + text));
-        return MAPPER.createObjectNode().put("audited", 1);
+        return MAPPER.createObjectNode().put("audited", 1).put("user", user);
     }
 
     /** An API failure: answered as {"fault":{…}}, never thrown to Java. */
@@ -541,6 +557,16 @@ public final class FakeIrisCalls implements IrisCalls {
             }
         }
 
+        /** Writes a mark whose JSON is {@code json}, as a broken job could; whether the link took it all. */
+        public boolean writeMark(String json) {
+            try {
+                raw("\u001b]7715;" + mark + ";" + json + "\u0007");
+                return true;
+            } catch (JobEnd linkGone) {
+                return false;
+            }
+        }
+
         void awaitThread() {
             try {
                 thread.join(STOP_WAIT_MS);
@@ -672,6 +698,10 @@ public final class FakeIrisCalls implements IrisCalls {
             }
             lock.lock();
             try {
+                for (long left = world.startDelayNanos; left > 0; ) {
+                    checkEnd();
+                    left = jobAwait(left);
+                }
                 // an interrupt IRIS kept from before the command arrives now and is dropped
                 interrupt = false;
                 interruptsOn = true;
@@ -716,6 +746,7 @@ public final class FakeIrisCalls implements IrisCalls {
                     .put("max_rows", q.path("max_rows").asLong(100));
             req.set("params", q.path("params"));
             req.put("namespace", q.path("namespace").asString(namespace));
+            mark(MAPPER.createObjectNode().put("e", "start").put("n", q.path("n").asLong()));
             ObjectNode result = Sql.run(new Req(req));
             ObjectNode m = MAPPER.createObjectNode().put("e", "sql").put("n", q.path("n").asLong());
             m.set("result", result);
@@ -762,7 +793,7 @@ public final class FakeIrisCalls implements IrisCalls {
         private void checkInterrupt() {
             if (interrupt) {
                 interrupt = false;
-                throw error("<INTERRUPT>", "");
+                throw error(world.interruptCode, "");
             }
         }
 
@@ -981,6 +1012,11 @@ public final class FakeIrisCalls implements IrisCalls {
                         how = "interrupt";
                         checkInterrupt();
                     }
+                    // as the engine's Input: time is up before anything buffered is looked at (READ x:0 takes nothing)
+                    if (left <= 0) {
+                        how = "timeout";
+                        return null;
+                    }
                     JsonNode in = inbox.pollFirst();
                     if (in != null) {
                         String t = in.path("t").asString("");
@@ -1001,10 +1037,6 @@ public final class FakeIrisCalls implements IrisCalls {
                     }
                     if (linkGone) {
                         throw new JobEnd("link");
-                    }
-                    if (left <= 0) {
-                        how = "timeout";
-                        return null;
                     }
                     long slept = Math.min(left, JOB_TICK_NANOS);
                     long rest = jobAwait(slept);

@@ -110,6 +110,17 @@ class IrisContractTest {
         assertTrue(engine.contains("7715"), "cls/Terminal/Engine.cls never writes ESC ] 7715 ; (LinkProtocol.MARK_INTRO)");
     }
 
+    /**
+     * Engine review round 2: whether %ToJSON writes a fraction the ObjectScript way (.5) is a live question; the
+     * link reads it either way, so that a mark or an SQL answer holding one is never lost.
+     */
+    @Test
+    void theLinkReadsAFractionWrittenWithoutALeadingZero() throws Exception {
+        assertEquals(0.5, LinkProtocol.JSON.readTree("{\"result\":{\"rows\":[[.5,-.25]]}}").path("result").path("rows")
+                .get(0).get(0).asDouble());
+        assertEquals(-0.25, LinkProtocol.JSON.readTree("[.5,-.25]").get(1).asDouble());
+    }
+
     /** The doctor compares Ping's version with the classes it was built against. */
     @Test
     void theDoctorExpectsTheVersionTheClassesDeclare() {

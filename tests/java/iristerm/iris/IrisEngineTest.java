@@ -8,6 +8,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import tools.jackson.databind.json.JsonMapper;
+
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -56,14 +58,27 @@ class IrisEngineTest {
         }
     }
 
+    /** The fake, reached as hosted mode reaches IRIS in the respects a test chooses. */
+    private record Hosted(FakeIrisCalls fake, boolean anyThread, boolean runsAsCaller) implements IrisCalls {
+        @Override
+        public String call(IrisMethod method, String requestJson) {
+            return fake.call(method, requestJson);
+        }
+
+        @Override
+        public String describe() {
+            return "fake IRIS, hosted (any thread: " + anyThread + ", as the caller: " + runsAsCaller + ")";
+        }
+    }
+
     @BeforeEach
     void open() throws InterruptedException {
         fake = new FakeIrisCalls("alice");
         api = new IrisApi(fake);
         link = new JobLink(fake.linkAddress());
         sink = new Sink();
-        engine = new IrisEngine(api, link.start(api, null), new IrisEngine.Attribution("s1", "agent", "client"),
-                sink.kept, "test");
+        engine = new IrisEngine(api, link.start(api, null, null), new IrisEngine.Attribution("s1", "agent", "client"),
+                null, sink.kept, "test");
         assertTrue(engine.awaitStarted(BOUND_MS), "no first prompt");
     }
 
@@ -217,26 +232,10 @@ class IrisEngineTest {
     /** Hosted: IRIS may be called only on a request's thread; the idle timeout and shutdown run on others. */
     @Test
     void offARequestThreadWhereIrisMayNotBeCalledCloseIsByeAndClosingTheLink() throws InterruptedException {
-        IrisCalls gatewayOnly = new IrisCalls() {
-            @Override
-            public String call(IrisMethod method, String requestJson) {
-                return fake.call(method, requestJson);
-            }
-
-            @Override
-            public String describe() {
-                return "gateway only";
-            }
-
-            @Override
-            public boolean anyThread() {
-                return false;
-            }
-        };
-        IrisApi hosted = new IrisApi(gatewayOnly);
+        IrisApi hosted = new IrisApi(new Hosted(fake, false, false));
         Sink other = new Sink();
-        IrisEngine busy = new IrisEngine(hosted, link.start(hosted, null),
-                new IrisEngine.Attribution("s2", "agent", null), other.kept, "hosted");
+        IrisEngine busy = new IrisEngine(hosted, link.start(hosted, null, null),
+                new IrisEngine.Attribution("s2", "agent", null), null, other.kept, "hosted");
         assertTrue(busy.awaitStarted(BOUND_MS));
         long n = busy.execute("hang 30", false);
         other.await(() -> busy.started(n) >= 0, "the command's start");
@@ -244,5 +243,101 @@ class IrisEngineTest {
         busy.terminate(false, 200);
         assertTrue(other.exited());
         assertEquals(signals, fake.calls(IrisMethod.SIGNAL), "no IRIS call off a request's thread");
+    }
+
+    /** The job drops an interrupt that comes before its command's start mark (E7): the INT waits for that start. */
+    @Test
+    void anIntSentBeforeTheCommandStartsWaitsForItsStartAndThenEndsIt() throws InterruptedException {
+        fake.delayStarts(500);
+        long n = engine.execute("hang 30", false);
+        engine.signal(Signal.INT);
+        sink.await(() -> engine.done(n) != null, "the interrupted command's end");
+        assertEquals("<INTERRUPT>", engine.done(n).error().code());
+    }
+
+    @Test
+    void anIntForACommandThatDoesNotStartInTimeIsRefusedSayingSoAndNothingIsSent() {
+        fake.delayStarts(IrisEngine.START_WAIT_MILLIS + 5_000);
+        engine.execute("write 1", false);
+        int signals = fake.calls(IrisMethod.SIGNAL);
+        SessionException e = assertThrows(SessionException.class, () -> engine.signal(Signal.INT));
+        assertTrue(e.getMessage().contains("has not started") && e.getMessage().contains("nothing was sent"),
+                e.getMessage());
+        assertEquals(signals, fake.calls(IrisMethod.SIGNAL), "no Signal call");
+    }
+
+    /** READ x:0 ends at once: a typed-ahead line given to it as its answer would be dropped by the job (E13). */
+    @Test
+    void typeAheadIsNotGivenToAReadWithTimeoutZeroButRunsAtTheNextPrompt() throws InterruptedException {
+        engine.write("read x:0 write \"[\",x,\"]\"\nwrite \"next\"\n", true, false);
+        sink.await(() -> fake.journal().contains("job x write \"next\"") && engine.state() == SessionState.idle,
+                "the second line run as a command");
+        assertTrue(fake.journal().stream().noneMatch(j -> j.startsWith("job a")), fake.journal().toString());
+        assertTrue(sink.text().contains("[]"), "the READ took nothing: " + sink.text());
+    }
+
+    /** A mark past the limit ends the session (the link can no longer be read), and says so (E8). */
+    @Test
+    void aMarkPastTheLimitEndsTheSessionSayingWhy() throws InterruptedException {
+        fake.job(engine.pid()).writeMark("{\"e\":\"sql\",\"pad\":\"" + "x".repeat(IrisEngine.MAX_MARK_BYTES) + "\"}");
+        sink.await(sink::exited, "the end of the session");
+        assertTrue(sink.text().contains("the session has ended: the IRIS job sent a mark longer than"), sink.text());
+    }
+
+    /** The job reads a line into one IRIS string: a longer one would be lost there, after its audit (E11). */
+    @Test
+    void inputTooLongForOneIrisStringIsRefusedBeforeItIsAudited() throws InterruptedException {
+        String big = "write \"" + "x".repeat(IrisEngine.MAX_LINE_CHARS) + "\"";
+        SessionException e = assertThrows(SessionException.class, () -> engine.execute(big, false));
+        assertTrue(e.getMessage().contains("nothing was audited or sent"), e.getMessage());
+        // a control character travels as a six-character escape
+        String escapes = "\u0001".repeat(IrisEngine.MAX_LINE_CHARS / 6 + 1);
+        e = assertThrows(SessionException.class, () -> engine.write(escapes, true, false));
+        assertTrue(e.getMessage().contains("nothing was audited or sent"), e.getMessage());
+        assertThrows(SessionException.class, () -> engine.sql("select ?", JsonMapper.builder().build()
+                .createArrayNode().add(big), null, 10));
+        assertTrue(fake.journal().isEmpty(), fake.journal().toString());
+        assertNull(run("write 1").error(), "the session goes on");
+    }
+
+    /**
+     * Hosted, IRIS runs each call as its caller: an Audit or Signal that says it ran as another user than the
+     * session's owner is refused (E10); one that names no user (classes of an earlier version) is not.
+     */
+    @Test
+    void hostedAnAuditOrSignalThatRanAsAnotherUserIsRefused() throws InterruptedException {
+        IrisApi hosted = new IrisApi(new Hosted(fake, true, true));
+        String owner = hosted.ownerUser("ALICE");
+        Sink other = new Sink();
+        IrisEngine alices = new IrisEngine(hosted, link.start(hosted, null, owner),
+                new IrisEngine.Attribution("s2", "ALICE", null), owner, other.kept, "hosted");
+        try {
+            assertTrue(alices.awaitStarted(BOUND_MS));
+            long n = alices.execute("hang 30", false);
+            other.await(() -> alices.started(n) >= 0, "the command's start, audited as alice");
+            fake.tamper(new FakeIrisCalls.Tamper() {
+                @Override
+                public String answer(IrisMethod method, String request, String answer) {
+                    return answer.replace("\"user\":\"alice\"", "\"user\":\"mallory\"");
+                }
+            });
+            SessionException signal = assertThrows(SessionException.class, () -> alices.signal(Signal.INT));
+            assertTrue(signal.getMessage().contains("as user mallory, not as ALICE"), signal.getMessage());
+            other.await(() -> alices.done(n) != null && alices.state() == SessionState.idle, "the prompt");
+            SessionException audit = assertThrows(SessionException.class, () -> alices.execute("write 2", false));
+            assertTrue(audit.getMessage().contains("as user mallory, not as ALICE")
+                    && audit.getMessage().contains("not delivered"), audit.getMessage());
+            assertFalse(fake.journal().contains("job x write 2"), fake.journal().toString());
+            fake.tamper(new FakeIrisCalls.Tamper() {
+                @Override
+                public String answer(IrisMethod method, String request, String answer) {
+                    return answer.replace(",\"user\":\"alice\"", "");
+                }
+            });
+            long m = alices.execute("write 3", false);
+            other.await(() -> alices.done(m) != null, "a command audited by classes that name no user");
+        } finally {
+            alices.terminate(true, 0);
+        }
     }
 }

@@ -69,7 +69,12 @@ class JobLinkTest {
 
     /** Starts a job through the link on another thread; the test plays the job. */
     private CompletableFuture<JobLink.Job> start() {
-        return CompletableFuture.supplyAsync(() -> link.start(api, null));
+        return start(null);
+    }
+
+    /** The same for a caller whose job must run as IRIS user {@code owner} (hosted). */
+    private CompletableFuture<JobLink.Job> start(String owner) {
+        return CompletableFuture.supplyAsync(() -> link.start(api, null, owner));
     }
 
     private JsonNode open() throws InterruptedException {
@@ -205,4 +210,52 @@ class JobLinkTest {
         assertEquals(List.of(), signals, "neither pid is signalled: no link of either is open");
     }
 
+    /** Hosted, the job runs as the IRIS user who opened the session, or nothing runs in it (E10). */
+    @Test
+    void aJobThatRunsAsAnotherUserThanTheOwnerIsClosedAndTheOpenRefused() throws Exception {
+        CompletableFuture<JobLink.Job> started = start("bob");
+        JsonNode open = open();
+        Socket job = connect(open);
+        send(job, hello(open.path("ticket").asString(), PID));
+        SessionException e = failure(started);
+        assertTrue(e.getMessage().contains("as user alice, not as bob") && e.getMessage().contains("START_FAILED"),
+                e.getMessage());
+        assertTrue(closedByServer(job));
+        CompletableFuture<JobLink.Job> same = start("ALICE");
+        JsonNode again = open();
+        send(connect(again), hello(again.path("ticket").asString(), PID));
+        same.get(20, TimeUnit.SECONDS).close();
+    }
+
+    /**
+     * Any local process can connect to the link (every session job knows its port): connections that say
+     * nothing must not keep a job out, however many there are (E2).
+     */
+    @Test
+    void connectionsThatSayNothingDoNotKeepAJobOut() throws Exception {
+        int idle = JobLink.MAX_HANDSHAKES + 36;
+        for (int i = 0; i < idle; i++) {
+            sockets.add(new Socket(InetAddress.getLoopbackAddress(), link.port()));
+        }
+        CompletableFuture<JobLink.Job> started = start();
+        JsonNode open = open();
+        long t0 = System.nanoTime();
+        send(connect(open), hello(open.path("ticket").asString(), PID));
+        try (JobLink.Job j = started.get(LinkProtocol.HELLO_MILLIS / 2, TimeUnit.MILLISECONDS)) {
+            assertEquals(PID, j.pid());
+        }
+        System.out.printf("a job got in past %d idle connections in %d ms%n", idle,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+    }
+
+    @Test
+    void aConnectionThatSaysNothingIsClosedAfterTheHellosTimeNotTheTickets() throws Exception {
+        Socket silent = new Socket(InetAddress.getLoopbackAddress(), link.port());
+        sockets.add(silent);
+        long t0 = System.nanoTime();
+        assertTrue(closedByServer(silent));
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(ms < LinkProtocol.HELLO_READ_MILLIS + 1_500 && ms < LinkProtocol.HELLO_MILLIS,
+                "a silent connection was closed after " + ms + " ms");
+    }
 }

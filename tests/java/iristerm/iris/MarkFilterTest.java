@@ -81,4 +81,25 @@ class MarkFilterTest {
         byte[] stream = ("\u001b]7715;" + ID + ";" + "x".repeat(2000)).getBytes(StandardCharsets.UTF_8);
         assertThrows(MarkFilter.Overlong.class, () -> run(stream, 100));
     }
+
+    /** The longest thing the job writes is one IRIS string, each character up to 3 bytes of UTF-8 (E8). */
+    @Test
+    void theEnginesLimitTakesTheLongestIrisStringInThreeByteCharacters() throws Exception {
+        String json = "\"" + "€".repeat(3_641_144 - 2) + "\"";
+        byte[] stream = ("\u001b]7715;" + ID + ";" + json + "\u0007").getBytes(StandardCharsets.UTF_8);
+        List<String> marks = new ArrayList<>();
+        MarkFilter f = new MarkFilter(ID, IrisEngine.MAX_MARK_BYTES, new MarkFilter.Handler() {
+            @Override
+            public void output(byte[] bytes, int offset, int length) {
+            }
+
+            @Override
+            public void mark(String text) {
+                marks.add(text);
+            }
+        });
+        f.feed(stream, 0, stream.length);
+        assertEquals(1, marks.size());
+        assertEquals(json.length(), marks.get(0).length());
+    }
 }

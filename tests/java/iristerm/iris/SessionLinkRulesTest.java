@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -75,6 +76,26 @@ class SessionLinkRulesTest {
                 "Run drops added roles first, then refuses while the bridge role is held, before any command");
         assertTrue(code("Session.cls").matches("(?s).*New \\$Roles\\s+Set \\$Roles = \"\"\\s+Job ##class\\(Terminal.Engine\\).*"),
                 "Open JOBs with added roles cleared (a JOB inherits $ROLES)");
+    }
+
+    /**
+     * Engine review round 2 (N1): a command's output is what the log holds between its start and done marks, so the
+     * engine's fresh line (a terminal's CR LF when the output did not end a line) comes after the done mark, as the
+     * fake job writes it; before, every command's output ended with a CR LF it never wrote.
+     */
+    @Test
+    void theFreshLineAfterACommandComesAfterItsDoneMark() throws IOException {
+        String engine = code("Engine.cls");
+        String done = engine.substring(engine.indexOf("ClassMethod Done("), engine.indexOf("ClassMethod Recover("));
+        int mark = done.indexOf("Do ..Mark(ev)");
+        int fresh = done.indexOf("Do:$X>0 ..Out($Char(13,10), \"nl\")");
+        assertTrue(mark > 0 && fresh > mark, "Done marks first, then the fresh line");
+        for (String caller : List.of("ClassMethod Execute(", "ClassMethod Recover(")) {
+            String body = engine.substring(engine.indexOf(caller));
+            body = body.substring(0, body.indexOf("\n}\n"));
+            assertFalse(body.contains("Do:$X>0 ..Out($Char(13,10), \"nl\")\n\t\tDo ..Done(")
+                    || body.contains("Do:$X>0 ..Out($Char(13,10), \"nl\")\n\tDo ..Done("), caller + " writes a fresh line before Done's mark");
+        }
     }
 
     @Test

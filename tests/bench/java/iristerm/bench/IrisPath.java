@@ -112,8 +112,8 @@ final class IrisPath {
         IrisApi api = new IrisApi(fake);
         KeptOutput sink = new KeptOutput();
         try (JobLink link = new JobLink(fake.linkAddress())) {
-            IrisEngine engine = new IrisEngine(api, link.start(api, null),
-                    new IrisEngine.Attribution("bench", "bench", null), sink, "bench");
+            IrisEngine engine = new IrisEngine(api, link.start(api, null, null),
+                    new IrisEngine.Attribution("bench", "bench", null), null, sink, "bench");
             try {
                 if (!engine.awaitStarted(10_000)) {
                     throw new IllegalStateException("the fake's job showed no prompt");
