@@ -20,7 +20,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** MCP over Streamable HTTP on Undertow: the standalone server. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
@@ -31,6 +35,8 @@ final class ServeCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(ServeCommand.class);
     /** A day: far beyond any sensible connection timeout, and within what Undertow can take. */
     private static final long MAX_TIMEOUT_SECONDS = 86_400;
+    /** how long a shutdown that began during the start waits for it to finish before exiting regardless */
+    private static final long START_LIMIT_SECONDS = 60;
 
     private final StartPreparation preparation;
 
@@ -103,11 +109,40 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Serving serving = start();
-        Runtime.getRuntime().addShutdownHook(new Thread(serving::close, "shutdown"));
+        // The endpoint takes requests before start() returns (the preparation is awaited after it
+        // opens), so the hook is there first: a SIGTERM at any moment after the endpoint opened still
+        // answers subscriptions and ends sessions, once the start it interrupted has finished.
+        CompletableFuture<Serving> started = new CompletableFuture<>();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> closeOnceStarted(started), "shutdown"));
+        Serving serving;
+        try {
+            serving = start();
+        } catch (IOException | RuntimeException e) {
+            started.completeExceptionally(e);
+            throw e;
+        }
+        started.complete(serving);
         serving.announce();
         serving.awaitClosed();
         return 0;
+    }
+
+    /** The shutdown hook: closes the server once its start has finished, if it started. */
+    private static void closeOnceStarted(CompletableFuture<Serving> started) {
+        Serving serving;
+        try {
+            serving = started.get(START_LIMIT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return; // the start failed and closed what it had opened
+        } catch (TimeoutException e) {
+            LOG.warn("shutting down while the start has not finished after {} s: exiting without closing sessions",
+                    START_LIMIT_SECONDS);
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        serving.close();
     }
 
     /**

@@ -15,7 +15,9 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -176,7 +178,10 @@ class HttpErasIT {
 
     @Test
     void aSubscriptionGetsItsAnswerWhenTheServerShutsDown(@TempDir Path ownDir) throws Exception {
-        try (ServeProcess own = ServeProcess.start(StdioServer.jar(), ownDir, List.of("--no-auth"), 60)) {
+        // the endpoint opens before the start has finished: a SIGTERM in that window must be graceful too,
+        // so the server's own log is what a failure shows
+        Queue<String> log = new ConcurrentLinkedQueue<>();
+        try (ServeProcess own = ServeProcess.start(StdioServer.jar(), ownDir, List.of("--no-auth"), 60, log::add)) {
             HttpRequest.Builder listen = HttpRequest.newBuilder(own.endpoint()).timeout(WAIT)
                     .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
                     .POST(HttpRequest.BodyPublishers.ofString(modern("l2", "subscriptions/listen",
@@ -192,7 +197,9 @@ class HttpErasIT {
             own.process().destroy();
             // a JVM's shutdown on a machine that runs several suites at once can take a while; the answer is the
             // server's first act in it, so this bound only covers the machine being slow
-            JsonNode end = poll(notes, Duration.ofSeconds(90));
+            JsonNode end = notes.poll(90, TimeUnit.SECONDS);
+            assertNotNull(end, () -> "no answer to the subscription within 90 s of SIGTERM; the server's log:\n"
+                    + String.join("\n", log));
             assertEquals("l2", end.path("id").asString(), end::toString);
             assertEquals("complete", end.path("result").path("resultType").asString(), end::toString);
             assertEquals("l2", end.path("result").path("_meta").path("io.modelcontextprotocol/subscriptionId")
@@ -201,12 +208,8 @@ class HttpErasIT {
     }
 
     private static JsonNode poll(BlockingQueue<JsonNode> q) throws InterruptedException {
-        return poll(q, WAIT);
-    }
-
-    private static JsonNode poll(BlockingQueue<JsonNode> q, Duration wait) throws InterruptedException {
-        JsonNode n = q.poll(wait.toSeconds(), TimeUnit.SECONDS);
-        assertNotNull(n, "nothing on the subscription stream within " + wait);
+        JsonNode n = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertNotNull(n, "nothing on the subscription stream within " + WAIT);
         return n;
     }
 
