@@ -448,6 +448,38 @@ class InstallerSourceTest {
         assertTrue(method(gateway, "PortInUse").contains(":1"), "each probe waits at most 1 s");
     }
 
+    /** Issue 21 (H-8): the server definition listens on the loopback address only, and Check says where it listens. */
+    @Test
+    void theJavaServerListensOnTheLoopbackAddressOnly() {
+        String gateway = read(GATEWAY);
+        assertTrue(gateway.contains("Parameter LISTENADDRESS = \"127.0.0.1\";"), "the address");
+        String define = method(gateway, "Define");
+        assertTrue(define.contains("If cur.%IsDefined(\"AllowedIPAddresses\") && (cur.AllowedIPAddresses '= ..#LISTENADDRESS) "
+                + "Do def.%Set(\"AllowedIPAddresses\", ..#LISTENADDRESS, \"string\")"), define);
+        assertTrue(at(define, "AllowedIPAddresses") < at(define, "Set changed = 0"), "set before the definition is compared and modified");
+        assertTrue(method(gateway, "Status").contains("Set st.listenAddress = $Select(def.%IsDefined(\"AllowedIPAddresses\")"));
+        String verdict = method(read(INSTALLER), "DefinitionVerdict");
+        assertTrue(verdict.contains("Quit:(address'=\"\")&&(address'=wanted) $ListBuild(0,"), "another address is a FAIL: " + verdict);
+    }
+
+    /**
+     * Hosted review round 2 (R2-8): the install refuses to map over another package Terminal, but one compiled later
+     * is hidden by the %ALL mapping; Check's code database line looks into every namespace's own routine database
+     * on every run and says what it hides and what it could not read, as a WARNING (the endpoint is not at stake).
+     */
+    @Test
+    void checkNamesTerminalPackagesTheMappingHides() {
+        String installer = read(INSTALLER);
+        String verdict = method(installer, "CodeVerdict");
+        assertTrue(at(verdict, "Set shadowed = ..Shadowed(dir)") > at(verdict, "Quit:'$List(verdict, 1)"), "only once the layout is right");
+        assertTrue(verdict.contains("Set:shadowed'=\"\" verdict = $ListBuild(1, $List(verdict, 2)_\"; WARNING: \"_shadowed, \"\")"), verdict);
+        String shadowed = method(installer, "Shadowed");
+        assertTrue(shadowed.contains("Do ##class(%SYS.Namespace).GetAllNSInfo(ns, .info)")
+                && shadowed.contains("Set first = $Order(^|db|oddDEF(\"Terminal.\"))")
+                && shadowed.contains("ElseIf dir '= pCodeDir {"), "each namespace's own routine database but the code database: " + shadowed);
+        assertTrue(shadowed.contains("Set unread = unread_$ListBuild(ns)"), "what it cannot read is named, not skipped in silence");
+    }
+
     /** Issue 23 (2, 3): Check's lines for UsePassphrase, the bridge role's holders and the data directory. */
     @Test
     void checkVerifiesThePassphraseTheHoldersAndTheDataDirectory() {

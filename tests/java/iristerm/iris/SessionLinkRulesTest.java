@@ -83,6 +83,30 @@ class SessionLinkRulesTest {
      * engine's fresh line (a terminal's CR LF when the output did not end a line) comes after the done mark, as the
      * fake job writes it; before, every command's output ended with a CR LF it never wrote.
      */
+    /**
+     * Engine review round 2 (N4): Java interrupts a command once it has seen its start mark, so interrupts are on
+     * before that mark is written; before, they came on after it, and an interrupt IRIS drops while they are off
+     * was lost.
+     */
+    @Test
+    void interruptsAreOnBeforeACommandIsMarkedStarted() throws IOException {
+        String engine = code("Engine.cls");
+        String execute = engine.substring(engine.indexOf("ClassMethod Execute("), engine.indexOf("ClassMethod Answered("));
+        int start = execute.indexOf("Do ..Mark({\"e\":\"start\"");
+        int on = execute.lastIndexOf("Do $System.Util.SetInterruptEnable(1)", start);
+        int off = execute.lastIndexOf("Do $System.Util.SetInterruptEnable(0)", start);
+        assertTrue(start > 0 && on > off, "the last switch before the start mark turns interrupts on");
+        assertTrue(execute.lastIndexOf("Try {", start) > off, "and inside the command's Try, whose Catch ends it");
+    }
+
+    /** Engine review round 2 (E13): a redirected READ leaves $KEY as a terminal does (CR after an answer, "" after a timeout). */
+    @Test
+    void aRedirectedReadSetsKey() throws IOException {
+        String engine = code("Engine.cls");
+        String rstr = engine.substring(engine.indexOf("\nrstr("), engine.indexOf("\nrchr("));
+        assertTrue(rstr.contains("Set $Key = $Select(+$Get(^||Terminal.Engine(\"got\")): $Char(13), 1: \"\")"), rstr);
+    }
+
     @Test
     void theFreshLineAfterACommandComesAfterItsDoneMark() throws IOException {
         String engine = code("Engine.cls");
