@@ -480,6 +480,74 @@ class InstallerSourceTest {
         assertTrue(shadowed.contains("Set unread = unread_$ListBuild(ns)"), "what it cannot read is named, not skipped in silence");
     }
 
+    /**
+     * Hosted review round 3 (H3-3): the web application is off from the moment it exists until everything that keeps
+     * agents out of the bridge holds (code database, passphrase, the server's resource), so a step that fails in
+     * between leaves it off; Enable asks the same. Before, Install created it enabled and checked only the
+     * passphrase, late, so a throw before that left the endpoint open.
+     */
+    @Test
+    void theEndpointIsOnlySwitchedOnOnceEveryGateHolds() {
+        String installer = read(INSTALLER);
+        String install = method(installer, "Install");
+        int app = at(install, "$$$ThrowOnError(..EnsureApp(app, ns))");
+        int off = at(install, "$$$ThrowOnError(..SetEnabled(app, 0))");
+        int define = at(install, "##class(Terminal.Gateway).Define(");
+        int gate = at(install, "Set refusal = ..Refusal(ns)");
+        int on = at(install, "$$$ThrowOnError(..SetEnabled(app, 1))");
+        assertTrue(app < off && off < define && define < gate && gate < on, "off at once, on only after the gate");
+        assertTrue(install.substring(app, off).lines().skip(1).allMatch(l -> l.isBlank() || l.strip().startsWith("//")),
+                "nothing between creating it and switching it off");
+        assertTrue(at(install, "If refusal '= \"\" {") < on && install.indexOf("Do ##class(Terminal.Gateway).Stop()") > gate,
+                "refused: the JVM is stopped and Install throws before switching it on");
+        String refusal = method(installer, "Refusal");
+        for (String verdict : List.of("..CodeVerdict(pNamespace)", "..PassphraseVerdict(gw)", "..GatewayResourceVerdict(")) {
+            assertTrue(refusal.contains(verdict), "the gate asks " + verdict);
+        }
+        String enable = method(installer, "Enable");
+        assertTrue(at(enable, "Set refusal = ..Refusal($Namespace)") < at(enable, "..SetEnabled(..AppName(pWebApp), 1)"), enable);
+    }
+
+    /**
+     * Hosted review round 3 (H3-4): where a version keeps no Resource of the server's own, Install goes on only when
+     * the server is read back as requiring %Gateway_Object; a public one (no resource) or one that cannot be read is
+     * refused. Before, that branch took any server as governed by %Gateway_Object.
+     */
+    @Test
+    void aServerThatKeepsNoResourceMustBeReadBackAsRequiringGatewayObject() {
+        String protect = method(read(INSTALLER), "ProtectServer");
+        int readBack = at(protect, "Set now = ..ServerResource(name, .known)");
+        int refuse = at(protect, "If 'known || (now '= \"%Gateway_Object\") {");
+        int grant = at(protect, "Set sc = ..EnsureRole(..#APPROLE, \"\", \"%Gateway_Object\")");
+        assertTrue(readBack < refuse && refuse < grant, protect);
+    }
+
+    /**
+     * Hosted review round 3 (H3-12): with % globals open to every user (Minimal security), any agent could rewrite
+     * ^%IRISTerminal; the endpoint stays off and Check says so. Check's users are deleted only under Check's prefix.
+     */
+    @Test
+    void installerRecordsMustBeAdministratorsOnly() {
+        String installer = read(INSTALLER);
+        assertTrue(method(installer, "Refusal").contains("Set:$List(verdict, 1) verdict = ..RecordsVerdict()"));
+        String records = method(installer, "RecordsVerdict");
+        assertTrue(records.contains("Set open = +$Get(sys(\"PercentGlobalWrite\"))") && records.contains("Quit:open $ListBuild(0,"), records);
+        assertTrue(method(installer, "Check").contains("Do ..Line(pReport, \"installer records\", ..RecordsVerdict())"));
+        String drop = method(installer, "DropTemporaryUsers");
+        assertTrue(at(drop, "If $Extract(name, 1, $Length(..#CHECKUSER)) '= ..#CHECKUSER {") < at(drop, "##class(Security.Users).Delete(name)"), drop);
+    }
+
+    /** Hosted review round 3 (H3-8): the unit suite expects the passphrase line to fail closed where the setting is missing. */
+    @Test
+    void theUnitSuiteExpectsThePassphraseLineToFailClosed() throws IOException {
+        String suite = Files.readString(Path.of(System.getProperty("basedir", ".")).resolve("tests/cls/IRISTerminalTest/Installer.cls"));
+        assertTrue(suite.contains("Do ..AssertFails($ClassMethod(I, \"PassphraseVerdict\", {}.%FromJSON(gw.%ToJSON()).%Set(\"usePassphrase\", \"\"))"));
+        assertFalse(suite.contains("Do ..AssertPasses($ClassMethod(I, \"PassphraseVerdict\", {}.%FromJSON(gw.%ToJSON()).%Set(\"usePassphrase\", \"\"))"));
+        String rest = Files.readString(Path.of(System.getProperty("basedir", ".")).resolve("tests/cls/IRISTerminalTest/REST.cls"));
+        assertFalse(rest.contains("^Terminal.Test("), "where the test sends its user's password is not an agent-writable global (H3-7)");
+        assertTrue(rest.contains("Do:..StartedHere ##class(Terminal.Gateway).Stop()"), "a JVM the suite started is stopped (H3-6)");
+    }
+
     /** Issue 23 (2, 3): Check's lines for UsePassphrase, the bridge role's holders and the data directory. */
     @Test
     void checkVerifiesThePassphraseTheHoldersAndTheDataDirectory() {
