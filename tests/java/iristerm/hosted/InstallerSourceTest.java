@@ -548,6 +548,29 @@ class InstallerSourceTest {
         assertTrue(rest.contains("Do:..StartedHere ##class(Terminal.Gateway).Stop()"), "a JVM the suite started is stopped (H3-6)");
     }
 
+    /**
+     * Engine review round 3 (E13) and hosted review round 3 (H3-5): administrators run the unit tests (zpm test,
+     * ./install --live-test, AgentRun), so the package IRISTerminalTest is mapped to the code database in the
+     * installing namespace like Terminal (its earlier classes there deleted first), Check fails where it resolves
+     * elsewhere, and the last Uninstall removes both mappings, only where they still point to the code database.
+     */
+    @Test
+    void theUnitTestsLiveInTheCodeDatabaseToo() throws IOException {
+        String bootstrap = Files.readString(Path.of("cls", "TerminalSetup", "CodeDatabase.cls"));
+        String prepare = method(bootstrap, "Prepare");
+        assertTrue(bootstrap.contains("Parameter TESTPACKAGE = \"IRISTerminalTest\";"));
+        int delete = at(prepare, "$$$ThrowOnError($System.OBJ.DeletePackage(package, \"-d\"))");
+        int map = at(prepare, "$$$ThrowOnError(..Map(ns, ..#TESTPACKAGE))");
+        assertTrue(delete < map && at(prepare, "For package = ..#PACKAGE, ..#TESTPACKAGE {") < delete, "old classes go before the mapping");
+        assertTrue(prepare.lastIndexOf("If ..Destination(ns, package) '= dir {") > map, "and the result is verified");
+        String installer = read(INSTALLER);
+        assertTrue(method(installer, "CodeVerdict").contains("GetPackageDest(pNamespace, \"IRISTerminalTest\")"));
+        String unmap = method(installer, "Unmap");
+        assertTrue(unmap.contains("For package = \"Terminal\", \"IRISTerminalTest\" {")
+                && at(unmap, "Continue:$ZConvert($Get(mapping(\"Database\")), \"U\")'=..#CODEDATABASE")
+                < at(unmap, "$$$ThrowOnError(##class(Config.MapPackages).Delete(target, package))"), unmap);
+    }
+
     /** Issue 23 (2, 3): Check's lines for UsePassphrase, the bridge role's holders and the data directory. */
     @Test
     void checkVerifiesThePassphraseTheHoldersAndTheDataDirectory() {
