@@ -571,6 +571,26 @@ class InstallerSourceTest {
                 < at(unmap, "$$$ThrowOnError(##class(Config.MapPackages).Delete(target, package))"), unmap);
     }
 
+    /**
+     * Hosted review round 3 (H3-1): agents' sessions are IRIS processes, whose file I/O needs only the OS's leave,
+     * so Check's bridge jar line fails while anyone but root can change the jar or its directory; Install keeps a
+     * jar an administrator moved (IPM names its own copy in mgr on every load); ./install run as root moves it.
+     */
+    @Test
+    void theBridgeJarMustBeRootsAlone() throws IOException {
+        String installer = read(INSTALLER);
+        String jar = method(installer, "JarVerdict");
+        assertTrue(at(jar, "Set writable = ..WritableBeyondRoot(jar)") < at(jar, "Quit:writable=\"\" $ListBuild(1,"), jar);
+        String guard = method(installer, "WritableBeyondRoot");
+        assertTrue(guard.contains("For path = pFile, ##class(%File).GetDirectory(pFile) {")
+                && guard.contains("If ($Piece(og, \":\") '= \"root\") || (mode \\ 16 # 2) || (mode \\ 2 # 2) {"), guard);
+        String install = method(installer, "Install");
+        assertTrue(install.contains("If (pJarPath '= \"\") && ((kept = \"\") || (kept = pJarPath)) {"), "a moved jar is kept");
+        String script = Files.readString(Path.of("install"));
+        assertTrue(script.contains("install -o root -g root -m 644 \"$jar\" \"$SAFE_JAR_DIR/$JAR_NAME\"")
+                && at(script, "$harden_call") < at(script, "$check_call\nhalt"), "./install as root moves it before Check");
+    }
+
     /** Issue 23 (2, 3): Check's lines for UsePassphrase, the bridge role's holders and the data directory. */
     @Test
     void checkVerifiesThePassphraseTheHoldersAndTheDataDirectory() {
