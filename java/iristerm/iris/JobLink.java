@@ -53,13 +53,17 @@ import static iristerm.iris.LinkProtocol.MAX_HELLO_BYTES;
 public final class JobLink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(JobLink.class);
     private static final JsonMapper JSON = LinkProtocol.JSON;
-    /** hellos read at once; a connection past that closes the oldest pending one */
-    static final int MAX_HANDSHAKES = 64;
+    /**
+     * hellos read at once; a connection past that closes the oldest pending one. A job's connection is
+     * lost only when this many newer ones arrive before its hello is read, so the cap is what a flood must
+     * outrun a slow job by: descriptors are cheap, and each pending one lives at most HELLO_READ_MILLIS.
+     */
+    static final int MAX_HANDSHAKES = 1024;
     /**
      * connections accepted between two reads of the pending hellos: a burst of connections can then
      * push out only so many before a job that connected among them has its hello read
      */
-    private static final int ACCEPTS_PER_ROUND = MAX_HANDSHAKES / 4;
+    private static final int ACCEPTS_PER_ROUND = 16;
     /** the pause after an accept that failed (no file descriptor left, say) before the listener tries again */
     private static final long ACCEPT_RETRY_MILLIS = 100;
     private static final Pattern MARK = Pattern.compile("[0-9a-fA-F]{16}");

@@ -75,10 +75,10 @@ final class SessionTools {
                 what it printed (state running). Elsewhere (pipe mode, other systems) it waits until the prompt \
                 shows, the process exits, its start-up output has been quiet for 300 ms, or it printed nothing \
                 for half of wait_ms. Give a longer wait_ms for a slow start (a shell with a heavy rc file). \
-                An interactive bash in a pty (no script, no -c) is set up with shell integration: invisible \
-                marks (OSC 133, never in data) tell when its own prompt is back and the exit status of each \
-                command, so reason prompt never stems from output that only looks like a prompt; sh, dash, \
-                zsh and other programs are judged by the prompt regex and the kernel. An iris session prints \
+                An interactive bash or zsh in a pty (no script, no -c) is set up with shell integration: \
+                invisible marks (OSC 133, never in data) tell when its own prompt is back and the exit status \
+                of each command, so reason prompt never stems from output that only looks like a prompt; sh, \
+                dash and other programs are judged by the prompt regex and the kernel. An iris session prints \
                 nothing at start (data is empty). A session with no tool call and no output for %d min is closed \
                 (its output says so; session_list shows ended_by idle).""".formatted(ctx.sessions().config().idleTimeout().toMinutes()), """
                 {"type": "object", "properties": {

@@ -32,6 +32,8 @@ final class InputWriter {
     private long queuedBytes;
     private IOException failure;
     private boolean closed;
+    /** a write is on its way to the program: the program may have read it even if it ended since */
+    private boolean writing;
     private Thread thread;
 
     /** One input: its bytes and how many of them the program has been given. Guarded by the writer. */
@@ -93,15 +95,26 @@ final class InputWriter {
         return new Delivery(input.written, bytes.length);
     }
 
-    /** Ends the thread once it is idle; queued input the program never took is dropped, and its callers told. */
+    /**
+     * Ends the thread once it is idle; queued input the program never took is dropped, and its callers told.
+     * A write on its way is not judged here: the program may have read it and then ended (a line that made it
+     * exit), which the writer learns when the write returns.
+     */
     synchronized void close() {
         closed = true;
+        if (!writing) {
+            dropQueued();
+        }
+        notifyAll();
+    }
+
+    /** Must hold the lock. What is queued will never be read: dropped, and its callers told. */
+    private void dropQueued() {
         if (!queue.isEmpty() && failure == null) {
             failure = new IOException("the program ended before it read this input");
         }
         queue.clear();
         queuedBytes = 0;
-        notifyAll();
     }
 
     private void run() {
@@ -120,23 +133,28 @@ final class InputWriter {
                     input = queue.peekFirst();
                     from = input.written;
                     len = Math.min(CHUNK, input.bytes.length - from);
+                    writing = true;
                 }
                 // outside the lock: this is the call that may block while the program does not read
                 out.write(input.bytes, from, len);
                 out.flush();
                 synchronized (this) {
+                    writing = false;
                     input.written += len;
-                    if (!closed) {
-                        queuedBytes -= len;
-                    }
-                    if (input.written == input.bytes.length && queue.peekFirst() == input) {
+                    queuedBytes -= len;
+                    if (input.written == input.bytes.length) {
                         queue.removeFirst();
+                    }
+                    if (closed) {
+                        // the engine closed while this went in: the rest will not be read
+                        dropQueued();
                     }
                     notifyAll();
                 }
             }
         } catch (IOException e) {
             synchronized (this) {
+                writing = false;
                 failure = e;
                 queue.clear();
                 queuedBytes = 0;

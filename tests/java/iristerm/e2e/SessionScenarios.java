@@ -592,6 +592,40 @@ abstract class SessionScenarios {
         ok(client, "session_close", "session", s);
     }
 
+    /**
+     * zsh gets the marks bash gets (through a ZDOTDIR of the server's that hands every startup file back to the
+     * user's): exit codes, its own prompt, the user's .zshenv and .zshrc read and their hooks kept. .ci/run
+     * installs zsh; without it this fails on session_open.
+     */
+    @Test
+    void zshReportsExitCodesAtItsOwnPromptAndKeepsTheUsersSetup() throws Exception {
+        Path home = Files.createTempDirectory("itm-zsh");
+        Files.writeString(home.resolve(".zshenv"), "ZENV_LOADED=yes\n");
+        // a hook of the user's own that runs after the server's and sees the same status
+        Files.writeString(home.resolve(".zshrc"), "PS1='zz%# '\nmine() { echo \"mine saw $?\" }\nprecmd_functions+=(mine)\n");
+        Map<String, Object> opened = ok(client, "session_open", "command", "zsh", "env", Map.of("HOME", home.toString()),
+                "wait_ms", 10000);
+        assertEquals("prompt", opened.get("reason"), opened::toString);
+        assertFalse(opened.containsKey("exit_code"), () -> "no command ran before the first prompt: " + opened);
+        String s = (String) opened.get("session");
+        Map<String, Object> r = sendPlain(s, "echo \"loaded=$ZENV_LOADED\"; (exit 5)");
+        assertEquals("prompt", r.get("reason"), r::toString);
+        assertEquals(5L, num(r, "exit_code"), r::toString);
+        String data = (String) r.get("data");
+        assertTrue(data.contains("loaded=yes") && data.contains("mine saw 5") && data.strip().matches("(?s).*zz[%#]"), r::toString);
+        Map<String, Object> failed = sendPlain(s, "false");
+        assertEquals(1L, num(failed, "exit_code"), failed::toString);
+        Map<String, Object> empty = sendPlain(s, "");
+        assertEquals("prompt", empty.get("reason"), empty::toString);
+        assertFalse(empty.containsKey("exit_code"), () -> "Enter alone runs no command: " + empty);
+        Map<String, Object> started = ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100",
+                "until", Map.of("pattern", "(?m)^sleeping"));
+        assertEquals("running", started.get("state"), started::toString);
+        Map<String, Object> stopped = interruptUntilPrompt(s, () -> ok(client, "session_signal", "session", s, "signal", "INT"));
+        assertEquals(130L, num(stopped, "exit_code"), stopped::toString);
+        ok(client, "session_close", "session", s);
+    }
+
     @Test
     void aLoginShellWhoseProfileDropsTheMarksIsJudgedByItsPrompt() throws Exception {
         Path home = Files.createTempDirectory("itm-login");

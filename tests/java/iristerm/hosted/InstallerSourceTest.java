@@ -448,6 +448,149 @@ class InstallerSourceTest {
         assertTrue(method(gateway, "PortInUse").contains(":1"), "each probe waits at most 1 s");
     }
 
+    /** Issue 21 (H-8): the server definition listens on the loopback address only, and Check says where it listens. */
+    @Test
+    void theJavaServerListensOnTheLoopbackAddressOnly() {
+        String gateway = read(GATEWAY);
+        assertTrue(gateway.contains("Parameter LISTENADDRESS = \"127.0.0.1\";"), "the address");
+        String define = method(gateway, "Define");
+        assertTrue(define.contains("If cur.%IsDefined(\"AllowedIPAddresses\") && (cur.AllowedIPAddresses '= ..#LISTENADDRESS) "
+                + "Do def.%Set(\"AllowedIPAddresses\", ..#LISTENADDRESS, \"string\")"), define);
+        assertTrue(at(define, "AllowedIPAddresses") < at(define, "Set changed = 0"), "set before the definition is compared and modified");
+        assertTrue(method(gateway, "Status").contains("Set st.listenAddress = $Select(def.%IsDefined(\"AllowedIPAddresses\")"));
+        String verdict = method(read(INSTALLER), "DefinitionVerdict");
+        assertTrue(verdict.contains("Quit:(address'=\"\")&&(address'=wanted) $ListBuild(0,"), "another address is a FAIL: " + verdict);
+    }
+
+    /**
+     * Hosted review round 2 (R2-8): the install refuses to map over another package Terminal, but one compiled later
+     * is hidden by the %ALL mapping; Check's code database line looks into every namespace's own routine database
+     * on every run and says what it hides and what it could not read, as a WARNING (the endpoint is not at stake).
+     */
+    @Test
+    void checkNamesTerminalPackagesTheMappingHides() {
+        String installer = read(INSTALLER);
+        String verdict = method(installer, "CodeVerdict");
+        assertTrue(at(verdict, "Set shadowed = ..Shadowed(dir)") > at(verdict, "Quit:'$List(verdict, 1)"), "only once the layout is right");
+        assertTrue(verdict.contains("Set:shadowed'=\"\" verdict = $ListBuild(1, $List(verdict, 2)_\"; WARNING: \"_shadowed, \"\")"), verdict);
+        String shadowed = method(installer, "Shadowed");
+        assertTrue(shadowed.contains("Do ##class(%SYS.Namespace).GetAllNSInfo(ns, .info)")
+                && shadowed.contains("Set first = $Order(^|db|oddDEF(\"Terminal.\"))")
+                && shadowed.contains("ElseIf dir '= pCodeDir {"), "each namespace's own routine database but the code database: " + shadowed);
+        assertTrue(shadowed.contains("Set unread = unread_$ListBuild(ns)"), "what it cannot read is named, not skipped in silence");
+    }
+
+    /**
+     * Hosted review round 3 (H3-3): the web application is off from the moment it exists until everything that keeps
+     * agents out of the bridge holds (code database, passphrase, the server's resource), so a step that fails in
+     * between leaves it off; Enable asks the same. Before, Install created it enabled and checked only the
+     * passphrase, late, so a throw before that left the endpoint open.
+     */
+    @Test
+    void theEndpointIsOnlySwitchedOnOnceEveryGateHolds() {
+        String installer = read(INSTALLER);
+        String install = method(installer, "Install");
+        int app = at(install, "$$$ThrowOnError(..EnsureApp(app, ns))");
+        int off = at(install, "$$$ThrowOnError(..SetEnabled(app, 0))");
+        int define = at(install, "##class(Terminal.Gateway).Define(");
+        int gate = at(install, "Set refusal = ..Refusal(ns)");
+        int on = at(install, "$$$ThrowOnError(..SetEnabled(app, 1))");
+        assertTrue(app < off && off < define && define < gate && gate < on, "off at once, on only after the gate");
+        assertTrue(install.substring(app, off).lines().skip(1).allMatch(l -> l.isBlank() || l.strip().startsWith("//")),
+                "nothing between creating it and switching it off");
+        assertTrue(at(install, "If refusal '= \"\" {") < on && install.indexOf("Do ##class(Terminal.Gateway).Stop()") > gate,
+                "refused: the JVM is stopped and Install throws before switching it on");
+        String refusal = method(installer, "Refusal");
+        for (String verdict : List.of("..CodeVerdict(pNamespace)", "..PassphraseVerdict(gw)", "..GatewayResourceVerdict(")) {
+            assertTrue(refusal.contains(verdict), "the gate asks " + verdict);
+        }
+        String enable = method(installer, "Enable");
+        assertTrue(at(enable, "Set refusal = ..Refusal($Namespace)") < at(enable, "..SetEnabled(..AppName(pWebApp), 1)"), enable);
+    }
+
+    /**
+     * Hosted review round 3 (H3-4): where a version keeps no Resource of the server's own, Install goes on only when
+     * the server is read back as requiring %Gateway_Object; a public one (no resource) or one that cannot be read is
+     * refused. Before, that branch took any server as governed by %Gateway_Object.
+     */
+    @Test
+    void aServerThatKeepsNoResourceMustBeReadBackAsRequiringGatewayObject() {
+        String protect = method(read(INSTALLER), "ProtectServer");
+        int readBack = at(protect, "Set now = ..ServerResource(name, .known)");
+        int refuse = at(protect, "If 'known || (now '= \"%Gateway_Object\") {");
+        int grant = at(protect, "Set sc = ..EnsureRole(..#APPROLE, \"\", \"%Gateway_Object\")");
+        assertTrue(readBack < refuse && refuse < grant, protect);
+    }
+
+    /**
+     * Hosted review round 3 (H3-12): with % globals open to every user (Minimal security), any agent could rewrite
+     * ^%IRISTerminal; the endpoint stays off and Check says so. Check's users are deleted only under Check's prefix.
+     */
+    @Test
+    void installerRecordsMustBeAdministratorsOnly() {
+        String installer = read(INSTALLER);
+        assertTrue(method(installer, "Refusal").contains("Set:$List(verdict, 1) verdict = ..RecordsVerdict()"));
+        String records = method(installer, "RecordsVerdict");
+        assertTrue(records.contains("Set open = +$Get(sys(\"PercentGlobalWrite\"))") && records.contains("Quit:open $ListBuild(0,"), records);
+        assertTrue(method(installer, "Check").contains("Do ..Line(pReport, \"installer records\", ..RecordsVerdict())"));
+        String drop = method(installer, "DropTemporaryUsers");
+        assertTrue(at(drop, "If $Extract(name, 1, $Length(..#CHECKUSER)) '= ..#CHECKUSER {") < at(drop, "##class(Security.Users).Delete(name)"), drop);
+    }
+
+    /** Hosted review round 3 (H3-8): the unit suite expects the passphrase line to fail closed where the setting is missing. */
+    @Test
+    void theUnitSuiteExpectsThePassphraseLineToFailClosed() throws IOException {
+        String suite = Files.readString(Path.of(System.getProperty("basedir", ".")).resolve("tests/cls/IRISTerminalTest/Installer.cls"));
+        assertTrue(suite.contains("Do ..AssertFails($ClassMethod(I, \"PassphraseVerdict\", {}.%FromJSON(gw.%ToJSON()).%Set(\"usePassphrase\", \"\"))"));
+        assertFalse(suite.contains("Do ..AssertPasses($ClassMethod(I, \"PassphraseVerdict\", {}.%FromJSON(gw.%ToJSON()).%Set(\"usePassphrase\", \"\"))"));
+        String rest = Files.readString(Path.of(System.getProperty("basedir", ".")).resolve("tests/cls/IRISTerminalTest/REST.cls"));
+        assertFalse(rest.contains("^Terminal.Test("), "where the test sends its user's password is not an agent-writable global (H3-7)");
+        assertTrue(rest.contains("Do:..StartedHere ##class(Terminal.Gateway).Stop()"), "a JVM the suite started is stopped (H3-6)");
+    }
+
+    /**
+     * Engine review round 3 (E13) and hosted review round 3 (H3-5): administrators run the unit tests (zpm test,
+     * ./install --live-test, AgentRun), so the package IRISTerminalTest is mapped to the code database in the
+     * installing namespace like Terminal (its earlier classes there deleted first), Check fails where it resolves
+     * elsewhere, and the last Uninstall removes both mappings, only where they still point to the code database.
+     */
+    @Test
+    void theUnitTestsLiveInTheCodeDatabaseToo() throws IOException {
+        String bootstrap = Files.readString(Path.of("cls", "TerminalSetup", "CodeDatabase.cls"));
+        String prepare = method(bootstrap, "Prepare");
+        assertTrue(bootstrap.contains("Parameter TESTPACKAGE = \"IRISTerminalTest\";"));
+        int delete = at(prepare, "$$$ThrowOnError($System.OBJ.DeletePackage(package, \"-d\"))");
+        int map = at(prepare, "$$$ThrowOnError(..Map(ns, ..#TESTPACKAGE))");
+        assertTrue(delete < map && at(prepare, "For package = ..#PACKAGE, ..#TESTPACKAGE {") < delete, "old classes go before the mapping");
+        assertTrue(prepare.lastIndexOf("If ..Destination(ns, package) '= dir {") > map, "and the result is verified");
+        String installer = read(INSTALLER);
+        assertTrue(method(installer, "CodeVerdict").contains("GetPackageDest(pNamespace, \"IRISTerminalTest\")"));
+        String unmap = method(installer, "Unmap");
+        assertTrue(unmap.contains("For package = \"Terminal\", \"IRISTerminalTest\" {")
+                && at(unmap, "Continue:$ZConvert($Get(mapping(\"Database\")), \"U\")'=..#CODEDATABASE")
+                < at(unmap, "$$$ThrowOnError(##class(Config.MapPackages).Delete(target, package))"), unmap);
+    }
+
+    /**
+     * Hosted review round 3 (H3-1): agents' sessions are IRIS processes, whose file I/O needs only the OS's leave,
+     * so Check's bridge jar line fails while anyone but root can change the jar or its directory; Install keeps a
+     * jar an administrator moved (IPM names its own copy in mgr on every load); ./install run as root moves it.
+     */
+    @Test
+    void theBridgeJarMustBeRootsAlone() throws IOException {
+        String installer = read(INSTALLER);
+        String jar = method(installer, "JarVerdict");
+        assertTrue(at(jar, "Set writable = ..WritableBeyondRoot(jar)") < at(jar, "Quit:writable=\"\" $ListBuild(1,"), jar);
+        String guard = method(installer, "WritableBeyondRoot");
+        assertTrue(guard.contains("For path = pFile, ##class(%File).GetDirectory(pFile) {")
+                && guard.contains("If ($Piece(og, \":\") '= \"root\") || (mode \\ 16 # 2) || (mode \\ 2 # 2) {"), guard);
+        String install = method(installer, "Install");
+        assertTrue(install.contains("If (pJarPath '= \"\") && ((kept = \"\") || (kept = pJarPath)) {"), "a moved jar is kept");
+        String script = Files.readString(Path.of("install"));
+        assertTrue(script.contains("install -o root -g root -m 644 \"$jar\" \"$SAFE_JAR_DIR/$JAR_NAME\"")
+                && at(script, "$harden_call") < at(script, "$check_call\nhalt"), "./install as root moves it before Check");
+    }
+
     /** Issue 23 (2, 3): Check's lines for UsePassphrase, the bridge role's holders and the data directory. */
     @Test
     void checkVerifiesThePassphraseTheHoldersAndTheDataDirectory() {

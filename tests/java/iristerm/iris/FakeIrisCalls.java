@@ -751,7 +751,11 @@ public final class FakeIrisCalls implements IrisCalls {
             ObjectNode m = MAPPER.createObjectNode().put("e", "sql").put("n", q.path("n").asLong());
             m.set("result", result);
             mark(m);
-            mark(MAPPER.createObjectNode().put("e", "prompt").put("ns", namespace).put("tl", tlevel));
+            // as the engine's Answered: its prompt, on a fresh line (the one before it still holds the last prompt)
+            if (column != 0) {
+                emit("\r\n");
+            }
+            prompt();
         }
 
         private void prompt() {
@@ -1003,6 +1007,8 @@ public final class FakeIrisCalls implements IrisCalls {
             }
             mark(read.put("single", single ? 1 : 0));
             String how = "error";
+            // the job ends (bye, a lost link): as the engine's Leave and LinkFailed halt, no readend follows
+            boolean ending = false;
             lock.lock();
             try {
                 long left = timeoutS < 0 ? Long.MAX_VALUE : TimeUnit.SECONDS.toNanos(timeoutS);
@@ -1027,7 +1033,8 @@ public final class FakeIrisCalls implements IrisCalls {
                             String text = in.path("text").asString("");
                             String got = single ? (text.isEmpty() ? "\r" : text.substring(0, 1))
                                     : len > 0 && text.length() > len ? text.substring(0, len) : text;
-                            if (in.path("echo").asBoolean(true) && got.charAt(0) >= ' ') {
+                            // as the engine's Input: an answer is echoed, a single character never
+                            if (in.path("echo").asBoolean(true) && !single && !got.isEmpty()) {
                                 emit(got);
                             }
                             how = "answer";
@@ -1044,9 +1051,14 @@ public final class FakeIrisCalls implements IrisCalls {
                         left -= slept - rest;
                     }
                 }
+            } catch (JobEnd end) {
+                ending = true;
+                throw end;
             } finally {
                 lock.unlock();
-                mark(MAPPER.createObjectNode().put("e", "readend").put("r", r).put("how", how));
+                if (!ending) {
+                    mark(MAPPER.createObjectNode().put("e", "readend").put("r", r).put("how", how));
+                }
             }
         }
 

@@ -83,6 +83,50 @@ class SessionLinkRulesTest {
      * engine's fresh line (a terminal's CR LF when the output did not end a line) comes after the done mark, as the
      * fake job writes it; before, every command's output ended with a CR LF it never wrote.
      */
+    /**
+     * Engine review round 2 (N4): Java interrupts a command once it has seen its start mark, so interrupts are on
+     * before that mark is written; before, they came on after it, and an interrupt IRIS drops while they are off
+     * was lost.
+     */
+    @Test
+    void interruptsAreOnBeforeACommandIsMarkedStarted() throws IOException {
+        String engine = code("Engine.cls");
+        String execute = engine.substring(engine.indexOf("ClassMethod Execute("), engine.indexOf("ClassMethod Answered("));
+        int start = execute.indexOf("Do ..Mark({\"e\":\"start\"");
+        int on = execute.lastIndexOf("Do $System.Util.SetInterruptEnable(1)", start);
+        int off = execute.lastIndexOf("Do $System.Util.SetInterruptEnable(0)", start);
+        assertTrue(start > 0 && on > off, "the last switch before the start mark turns interrupts on");
+        assertTrue(execute.lastIndexOf("Try {", start) > off, "and inside the command's Try, whose Catch ends it");
+    }
+
+    /**
+     * Engine review round 3: a command's error is described with interrupts off (E4: a second INT cannot replace
+     * it); a drained stale interrupt leaves no $ECODE/$ZERROR to the next command (E6); a half-read line of an
+     * interrupted READ is dropped (E5); the ticket is not kept after the hello (E11).
+     */
+    @Test
+    void theInterruptPathsAndTheTicket() throws IOException {
+        String engine = code("Engine.cls");
+        String execute = engine.substring(engine.indexOf("ClassMethod Execute("), engine.indexOf("ClassMethod Answered("));
+        String caught = execute.substring(execute.indexOf("} Catch ex {"));
+        assertTrue(caught.indexOf("Do $System.Util.SetInterruptEnable(0)") < caught.indexOf("Set error = ..Decompose(ex, $Namespace)"), caught);
+        assertTrue(execute.contains("Set $ECode = \"\", $ZError = \"\""), "the drain clears $ECODE and $ZERROR");
+        String receive = engine.substring(engine.indexOf("ClassMethod Receive("), engine.indexOf("ClassMethod Mark("));
+        String onFault = receive.substring(receive.indexOf("} Catch e {"));
+        assertTrue(onFault.indexOf("Kill ^||Terminal.Engine(\"part\")") < onFault.indexOf("Do ..LinkFailed(e)"), onFault);
+        String run = engine.substring(engine.indexOf("ClassMethod Run("), engine.indexOf("ClassMethod Execute("));
+        int hello = run.lastIndexOf("Write hello.%ToJSON(), $Char(10), *-3");
+        assertTrue(run.indexOf("Set ticket = \"\"", hello) > hello && run.indexOf("Kill hello", hello) > hello, "dropped after the hello");
+    }
+
+    /** Engine review round 2 (E13): a redirected READ leaves $KEY as a terminal does (CR after an answer, "" after a timeout). */
+    @Test
+    void aRedirectedReadSetsKey() throws IOException {
+        String engine = code("Engine.cls");
+        String rstr = engine.substring(engine.indexOf("\nrstr("), engine.indexOf("\nrchr("));
+        assertTrue(rstr.contains("Set $Key = $Select(+$Get(^||Terminal.Engine(\"got\")): $Char(13), 1: \"\")"), rstr);
+    }
+
     @Test
     void theFreshLineAfterACommandComesAfterItsDoneMark() throws IOException {
         String engine = code("Engine.cls");

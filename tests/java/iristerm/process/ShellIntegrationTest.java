@@ -3,6 +3,7 @@ package iristerm.process;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -31,7 +32,27 @@ class ShellIntegrationTest {
         }
         assertFalse(apply("bash", false, new HashMap<>()).marks(), "pipe mode is left as given");
         assertFalse(apply("/bin/dash", true, new HashMap<>()).marks());
-        assertFalse(apply("zsh", true, new HashMap<>()).marks());
+        for (List<String> args : List.of(List.of("-c", "echo hi"), List.of("script.zsh"), List.of("-f"), List.of("--no-rcs"))) {
+            Map<String, String> env = new HashMap<>();
+            assertFalse(ShellIntegration.apply("/usr/bin/zsh", args, true, env).marks(), args::toString);
+            assertEquals(Map.of(), env, "nothing set for zsh " + args);
+        }
+        assertFalse(apply("zsh", false, new HashMap<>()).marks(), "pipe mode is left as given");
+    }
+
+    @Test
+    void zshReadsTheServersZshenvFirstWhichPutsTheUsersZdotdirBack() throws Exception {
+        Map<String, String> env = new HashMap<>(Map.of("ZDOTDIR", "/home/u/.config/zsh"));
+        ShellIntegration.Setup s = apply("/usr/bin/zsh", true, env, "-l");
+        assertTrue(s.marks());
+        assertEquals(List.of("-l"), s.args(), "zsh's arguments stay as given");
+        assertEquals("/home/u/.config/zsh", env.get(ShellIntegration.USER_ZDOTDIR));
+        Path zshenv = Path.of(env.get("ZDOTDIR"), ".zshenv");
+        String text = Files.readString(zshenv);
+        assertTrue(text.contains("ZDOTDIR=$" + ShellIntegration.USER_ZDOTDIR) && text.contains("133;D;%s"), text);
+        Map<String, String> none = new HashMap<>();
+        apply("zsh", true, none);
+        assertFalse(none.containsKey(ShellIntegration.USER_ZDOTDIR), "no ZDOTDIR of the user's: none is put back");
     }
 
     @Test
