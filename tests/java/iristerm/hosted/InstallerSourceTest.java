@@ -587,8 +587,9 @@ class InstallerSourceTest {
         String install = method(installer, "Install");
         assertTrue(install.contains("If (pJarPath '= \"\") && ((kept = \"\") || (kept = pJarPath)) {"), "a moved jar is kept");
         String script = Files.readString(Path.of("install"));
-        assertTrue(script.contains("install -o root -g root -m 644 \"$jar\" \"$SAFE_JAR_DIR/$JAR_NAME\"")
-                && at(script, "$harden_call") < at(script, "$check_call\nhalt"), "./install as root moves it before Check");
+        assertTrue(script.contains("install -o root -g root -m 644 \"$jar\" \"$at\""), "./install as root copies it");
+        assertTrue(script.contains("$harden_call\ndo ##class(Terminal.Installer).Check(") && script.contains("$harden_call\n$check_call\nhalt"),
+                "both the install and the live verdict point the server at it before Check");
     }
 
     /** Issue 23 (2, 3): Check's lines for UsePassphrase, the bridge role's holders and the data directory. */
