@@ -505,7 +505,12 @@ class InstallerSourceTest {
             assertTrue(refusal.contains(verdict), "the gate asks " + verdict);
         }
         String enable = method(installer, "Enable");
-        assertTrue(at(enable, "Set refusal = ..Refusal($Namespace)") < at(enable, "..SetEnabled(..AppName(pWebApp), 1)"), enable);
+        assertTrue(at(enable, "Set refusal = ..Refusal($Select(ns '= \"\": ns, 1: $Namespace))") < at(enable, "Quit ..SetEnabled(app, 1)"), enable);
+        // review of the fixes: created off (F6), the records gate first (F4), an administrator's Disable kept (F5)
+        assertTrue(method(installer, "EnsureApp").contains("Set props(\"Enabled\") = 0"));
+        assertTrue(at(install, "Set records = ..RecordsVerdict()") < at(install, "If pJarPath '= \"\""));
+        assertTrue(at(install, "If $Data(^%IRISTerminal(\"disabled\", app)) {") < on, "Install leaves an endpoint Disable() switched off");
+        assertTrue(method(installer, "Disable").contains("Set ^%IRISTerminal(\"disabled\", app) = ") && enable.contains("Kill ^%IRISTerminal(\"disabled\", app)"));
     }
 
     /**
@@ -582,13 +587,18 @@ class InstallerSourceTest {
         String jar = method(installer, "JarVerdict");
         assertTrue(at(jar, "Set writable = ..WritableBeyondRoot(jar)") < at(jar, "Quit:writable=\"\" $ListBuild(1,"), jar);
         String guard = method(installer, "WritableBeyondRoot");
-        assertTrue(guard.contains("For path = pFile, ##class(%File).GetDirectory(pFile) {")
+        assertTrue(guard.contains("Set up = $Select(path = pFile: ##class(%File).GetDirectory(pFile), 1: ##class(%File).ParentDirectoryName(path))")
                 && guard.contains("If ($Piece(og, \":\") '= \"root\") || (mode \\ 16 # 2) || (mode \\ 2 # 2) {"), guard);
         String install = method(installer, "Install");
         assertTrue(install.contains("If (pJarPath '= \"\") && ((kept = \"\") || (kept = pJarPath)) {"), "a moved jar is kept");
         String script = Files.readString(Path.of("install"));
-        assertTrue(script.contains("install -o root -g root -m 644 \"$jar\" \"$SAFE_JAR_DIR/$JAR_NAME\"")
-                && at(script, "$harden_call") < at(script, "$check_call\nhalt"), "./install as root moves it before Check");
+        assertTrue(script.contains("install -o 0 -g 0 -m 644 \"$jar\" \"$at\""), "./install as root copies it");
+        assertTrue(script.contains("harden_call=\"set ^%IRISTerminal(\\\"jar\\\")=$(os_string \"$at\")\""), script);
+        assertTrue(script.contains("$harden_call\nzpm $(os_string \"load $repo_dir/\"):1:0") && script.contains("$harden_call\nzpm $(os_string \"$command\"):1:0"),
+                "both the install and the live verdict name it to the installer before the load");
+        // review of the fixes (F2, F3): the endpoint stays off, and Check starts no JVM, while the jar is not root's alone
+        assertTrue(method(installer, "Refusal").contains("Set:$List(verdict, 1) verdict = ..JarVerdict(gw)"));
+        assertTrue(method(installer, "Check").contains("Set startSC = $Select($List(jar, 1): ##class(Terminal.Gateway).Start(), 1: "));
     }
 
     /** Issue 23 (2, 3): Check's lines for UsePassphrase, the bridge role's holders and the data directory. */
