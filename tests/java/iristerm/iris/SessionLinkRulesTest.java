@@ -124,7 +124,7 @@ class SessionLinkRulesTest {
     void aRedirectedReadSetsKey() throws IOException {
         String engine = code("Engine.cls");
         String rstr = engine.substring(engine.indexOf("\nrstr("), engine.indexOf("\nrchr("));
-        assertTrue(rstr.contains("Set $Key = $Select(+$Get(^||Terminal.Engine(\"got\")): $Char(13), 1: \"\")"), rstr);
+        assertTrue(rstr.contains("Set $Key = $Select('$Get(^||Terminal.Engine(\"got\")): \"\", (+$Get(len)>0)&&($Length(v)>=+$Get(len)): \"\", 1: $Char(13))"), rstr);
     }
 
     @Test
