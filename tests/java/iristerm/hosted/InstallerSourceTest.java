@@ -499,7 +499,12 @@ class InstallerSourceTest {
         assertTrue(install.substring(app, off).lines().skip(1).allMatch(l -> l.isBlank() || l.strip().startsWith("//")),
                 "nothing between creating it and switching it off");
         assertTrue(at(install, "If refusal '= \"\" {") < on && install.indexOf("Do ##class(Terminal.Gateway).Stop()") > gate,
-                "refused: the JVM is stopped and Install throws before switching it on");
+                "refused: the JVM is stopped before anything could switch it on");
+        // review of the fixes (R1): IPM rolls a whole load back on an error, so a refusal is said and the installation
+        // stays, off: no throw between the gate and the end of the branch
+        String refused = install.substring(at(install, "If refusal '= \"\" {"), at(install, "} ElseIf $Data(^%IRISTerminal(\"disabled\", app)) {"));
+        assertFalse(refused.contains("Throw"), refused);
+        assertTrue(refused.contains("INSTALLED, ENDPOINT OFF"), refused);
         String refusal = method(installer, "Refusal");
         for (String verdict : List.of("..CodeVerdict(pNamespace)", "..PassphraseVerdict(gw)", "..GatewayResourceVerdict(")) {
             assertTrue(refusal.contains(verdict), "the gate asks " + verdict);
@@ -510,7 +515,7 @@ class InstallerSourceTest {
         assertTrue(method(installer, "EnsureApp").contains("Set props(\"Enabled\") = 0"));
         assertTrue(at(install, "Set records = ..RecordsVerdict()") < at(install, "If pJarPath '= \"\""));
         assertTrue(at(install, "If $Data(^%IRISTerminal(\"disabled\", app)) {") < on, "Install leaves an endpoint Disable() switched off");
-        assertTrue(method(installer, "Disable").contains("Set ^%IRISTerminal(\"disabled\", app) = ") && enable.contains("Kill ^%IRISTerminal(\"disabled\", app)"));
+        assertTrue(method(installer, "Disable").contains("Set:$$$ISOK(sc) ^%IRISTerminal(\"disabled\", app) = ") && enable.contains("Kill ^%IRISTerminal(\"disabled\", app)"));
     }
 
     /**

@@ -119,12 +119,24 @@ class SessionLinkRulesTest {
         assertTrue(run.indexOf("Set ticket = \"\"", hello) > hello && run.indexOf("Kill hello", hello) > hello, "dropped after the hello");
     }
 
+    /**
+     * Engine review round 3 (LC-JSONCTL): a mark never carries a raw BEL (its end) or ESC inside its JSON, whether
+     * or not %ToJSON escapes control characters, so a SQL value or an error text holding one cannot end a mark early.
+     */
+    @Test
+    void marksCarryNoRawBelOrEsc() throws IOException {
+        String engine = code("Engine.cls");
+        String mark = engine.substring(engine.indexOf("ClassMethod Mark("), engine.indexOf("ClassMethod ToLink("));
+        assertTrue(mark.contains("Set json = $Replace($Replace(ev.%ToJSON(), $Char(7), \"\\u0007\"), $Char(27), \"\\u001b\")")
+                && mark.contains("_json_$Char(7))"), mark);
+    }
+
     /** Engine review round 2 (E13): a redirected READ leaves $KEY as a terminal does (CR after an answer, "" after a timeout). */
     @Test
     void aRedirectedReadSetsKey() throws IOException {
         String engine = code("Engine.cls");
         String rstr = engine.substring(engine.indexOf("\nrstr("), engine.indexOf("\nrchr("));
-        assertTrue(rstr.contains("Set $Key = $Select(+$Get(^||Terminal.Engine(\"got\")): $Char(13), 1: \"\")"), rstr);
+        assertTrue(rstr.contains("Set $Key = $Select('$Get(^||Terminal.Engine(\"got\")): \"\", (+$Get(len)>0)&&($Length(v)>=+$Get(len)): \"\", 1: $Char(13))"), rstr);
     }
 
     @Test
