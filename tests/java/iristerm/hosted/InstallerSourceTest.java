@@ -591,6 +591,8 @@ class InstallerSourceTest {
         String installer = read(INSTALLER);
         String jar = method(installer, "JarVerdict");
         assertTrue(at(jar, "Set writable = ..WritableBeyondRoot(jar)") < at(jar, "Quit:writable=\"\" $ListBuild(1,"), jar);
+        assertTrue(at(jar, "Set writable = ..WritableBeyondRoot(entry)") < at(jar, "Quit:writable=\"\" $ListBuild(1,"),
+                "every other entry of the server's class path too (review of the fixes, R6)");
         String guard = method(installer, "WritableBeyondRoot");
         assertTrue(guard.contains("Set up = $Select(path = pFile: ##class(%File).GetDirectory(pFile), 1: ##class(%File).ParentDirectoryName(path))")
                 && guard.contains("If ($Piece(og, \":\") '= \"root\") || (mode \\ 16 # 2) || (mode \\ 2 # 2) {"), guard);
