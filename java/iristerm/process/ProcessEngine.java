@@ -234,6 +234,11 @@ public final class ProcessEngine implements Engine {
 
     @Override
     public SessionState liveState(String lastLine) {
+        // The shell's own prompt is up (marked, its text shown, nothing run since): it waits for input, also in the
+        // moment between drawing the prompt and reading, when the kernel does not show it reading yet
+        if (marks != null && marks.active() && Boolean.TRUE.equals(marks.promptSince(-1))) {
+            return SessionState.waiting_input;
+        }
         Boolean input = awaitsInput();
         boolean waiting = input != null ? input : prompt.matches(lastLine);
         return waiting ? SessionState.waiting_input : SessionState.running;
