@@ -562,11 +562,7 @@ abstract class SessionScenarios {
         Map<String, Object> fine = sendPlain(s, "echo fine-$((2+2)) | cat");
         assertEquals(0L, num(fine, "exit_code"), fine::toString);
         assertTrue(((String) fine.get("data")).contains("fine-4"), fine::toString);
-        Map<String, Object> started = ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100",
-                "until", Map.of("pattern", "(?m)^sleeping"));
-        assertEquals("running", started.get("state"), started::toString);
-        Map<String, Object> r = interruptUntilPrompt(s, () -> ok(client, "session_signal", "session", s, "signal", "INT"));
-        assertEquals(130L, num(r, "exit_code"), r::toString);
+        interruptedSleepEndsWith130(s);
         // Enter alone runs no command: no status to report
         Map<String, Object> empty = sendPlain(s, "");
         assertEquals("prompt", empty.get("reason"), empty::toString);
@@ -574,19 +570,40 @@ abstract class SessionScenarios {
         ok(client, "session_close", "session", s);
     }
 
+    /** {@code shell} in a pty with {@code home} as HOME, open at its first prompt, before which no command ran. */
+    private String openInHome(String shell, Path home) {
+        Map<String, Object> opened = ok(client, "session_open", "command", shell, "env", Map.of("HOME", home.toString()),
+                "wait_ms", 10000);
+        assertEquals("prompt", opened.get("reason"), opened::toString);
+        assertFalse(opened.containsKey("exit_code"), () -> "no command ran before the first prompt: " + opened);
+        return (String) opened.get("session");
+    }
+
+    /** Sends {@code line}, which ends in {@code (exit 5)}: the answer ends at the prompt with exit_code 5. */
+    private Map<String, Object> exitsWith5(String session, String line) {
+        Map<String, Object> r = sendPlain(session, line);
+        assertEquals("prompt", r.get("reason"), r::toString);
+        assertEquals(5L, num(r, "exit_code"), r::toString);
+        return r;
+    }
+
+    /** A running sleep, interrupted: the prompt comes back with exit_code 130. */
+    private void interruptedSleepEndsWith130(String session) {
+        Map<String, Object> started = ok(client, "session_send", "session", session, "text", "echo sleep''ing; sleep 100",
+                "until", Map.of("pattern", "(?m)^sleeping"));
+        assertEquals("running", started.get("state"), started::toString);
+        Map<String, Object> r = interruptUntilPrompt(session, () -> ok(client, "session_signal", "session", session,
+                "signal", "INT"));
+        assertEquals(130L, num(r, "exit_code"), r::toString);
+    }
+
     @Test
     void theUsersOwnStartupFileAndPromptCommandKeepWorking() throws Exception {
         Path home = Files.createTempDirectory("itm-home");
         // an rc file that replaces PROMPT_COMMAND (as many do) and sets its own prompt
         Files.writeString(home.resolve(".bashrc"), "PS1='rc$ '\nPROMPT_COMMAND='echo \"pc saw $?\"'\nRC_LOADED=yes\n");
-        Map<String, Object> opened = ok(client, "session_open", "command", "bash", "env", Map.of("HOME", home.toString()),
-                "wait_ms", 10000);
-        assertEquals("prompt", opened.get("reason"), opened::toString);
-        assertFalse(opened.containsKey("exit_code"), () -> "no command ran before the first prompt: " + opened);
-        String s = (String) opened.get("session");
-        Map<String, Object> r = sendPlain(s, "echo \"loaded=$RC_LOADED\"; (exit 5)");
-        assertEquals("prompt", r.get("reason"), r::toString);
-        assertEquals(5L, num(r, "exit_code"), r::toString);
+        String s = openInHome("bash", home);
+        Map<String, Object> r = exitsWith5(s, "echo \"loaded=$RC_LOADED\"; (exit 5)");
         String data = (String) r.get("data");
         assertTrue(data.contains("loaded=yes") && data.contains("pc saw 5") && data.endsWith("rc$ "), r::toString);
         ok(client, "session_close", "session", s);
@@ -603,14 +620,8 @@ abstract class SessionScenarios {
         Files.writeString(home.resolve(".zshenv"), "ZENV_LOADED=yes\n");
         // a hook of the user's own that runs after the server's and sees the same status
         Files.writeString(home.resolve(".zshrc"), "PS1='zz%# '\nmine() { echo \"mine saw $?\" }\nprecmd_functions+=(mine)\n");
-        Map<String, Object> opened = ok(client, "session_open", "command", "zsh", "env", Map.of("HOME", home.toString()),
-                "wait_ms", 10000);
-        assertEquals("prompt", opened.get("reason"), opened::toString);
-        assertFalse(opened.containsKey("exit_code"), () -> "no command ran before the first prompt: " + opened);
-        String s = (String) opened.get("session");
-        Map<String, Object> r = sendPlain(s, "echo \"loaded=$ZENV_LOADED\"; (exit 5)");
-        assertEquals("prompt", r.get("reason"), r::toString);
-        assertEquals(5L, num(r, "exit_code"), r::toString);
+        String s = openInHome("zsh", home);
+        Map<String, Object> r = exitsWith5(s, "echo \"loaded=$ZENV_LOADED\"; (exit 5)");
         String data = (String) r.get("data");
         assertTrue(data.contains("loaded=yes") && data.contains("mine saw 5") && data.strip().matches("(?s).*zz[%#]"), r::toString);
         Map<String, Object> failed = sendPlain(s, "false");
@@ -618,11 +629,7 @@ abstract class SessionScenarios {
         Map<String, Object> empty = sendPlain(s, "");
         assertEquals("prompt", empty.get("reason"), empty::toString);
         assertFalse(empty.containsKey("exit_code"), () -> "Enter alone runs no command: " + empty);
-        Map<String, Object> started = ok(client, "session_send", "session", s, "text", "echo sleep''ing; sleep 100",
-                "until", Map.of("pattern", "(?m)^sleeping"));
-        assertEquals("running", started.get("state"), started::toString);
-        Map<String, Object> stopped = interruptUntilPrompt(s, () -> ok(client, "session_signal", "session", s, "signal", "INT"));
-        assertEquals(130L, num(stopped, "exit_code"), stopped::toString);
+        interruptedSleepEndsWith130(s);
         ok(client, "session_close", "session", s);
     }
 
