@@ -117,7 +117,8 @@ final class ServeCommand implements Callable<Integer> {
         Serving serving;
         try {
             serving = start();
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) {
+            // whatever ended the start, the hook must not wait for it
             started.completeExceptionally(e);
             throw e;
         }

@@ -204,11 +204,6 @@ public final class McpHttpServer implements AutoCloseable {
         }
     }
 
-    /** The memory all MCP sessions' resumable events may take when nothing else is said: a quarter of the heap. */
-    public static long defaultMaxHeldBytes() {
-        return HeldBytes.defaultMax();
-    }
-
     /**
      * Loads and initialises what {@link #start} needs of the HTTP stack and nothing of a listener: XNIO's
      * NIO provider, one per class loader, which on creation registers its management bean with the

@@ -9,7 +9,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +44,6 @@ final class SseStream implements EventStream {
     private final StreamSinkChannel sink;
     private final XnioIoThread io;
     private final Queue<ByteBuffer> queue = new ConcurrentLinkedQueue<>();
-    private final AtomicLong queuedBytes = new AtomicLong();
     private final AtomicBoolean pumpScheduled = new AtomicBoolean();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private final XnioExecutor.Key keepAliveTimer;
@@ -113,8 +111,8 @@ final class SseStream implements EventStream {
     }
 
     private void dropForBudget() {
-        log.warn("Dropping SSE stream to {}: of all the server holds for clients it holds the most unsent data "
-                + "({} bytes queued), over the budget (--max-held-bytes)", exchange.getSourceAddress(), queuedBytes.get());
+        log.warn("Dropping SSE stream to {}: of all the server holds for clients it holds the most unsent data, over "
+                + "the budget (--max-held-bytes)", exchange.getSourceAddress());
         abort();
     }
 
@@ -122,9 +120,11 @@ final class SseStream implements EventStream {
         if (ending || closed.isDone()) {
             return false;
         }
-        if (queuedBytes.addAndGet(bytes.length) > MAX_QUEUED_BYTES) {
+        // the budget's own count of this stream's unsent bytes is the one count there is
+        long unsent = held.bytes();
+        if (unsent + bytes.length > MAX_QUEUED_BYTES) {
             log.warn("Dropping SSE stream to {}: client is not reading ({} bytes queued)",
-                    exchange.getSourceAddress(), queuedBytes.get());
+                    exchange.getSourceAddress(), unsent);
             abort();
             return false;
         }
@@ -168,7 +168,6 @@ final class SseStream implements EventStream {
                                 sink.resumeWrites();
                                 return;
                             }
-                            queuedBytes.addAndGet(-written);
                             held.written(written);
                         }
                         current = null;

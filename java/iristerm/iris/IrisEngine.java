@@ -648,9 +648,7 @@ public final class IrisEngine implements Engine {
         String why = broken == null ? "" : ": " + broken;
         if (broken != null) {
             LOG.warn("ended the session of job {}{}", job.pid(), why);
-            byte[] notice = ("\r\n[iris-terminal: the session has ended" + why + "; open a new one]\r\n")
-                    .getBytes(StandardCharsets.UTF_8);
-            sink.output(notice, 0, notice.length);
+            sink.note("the session has ended" + why + "; open a new one");
         }
         for (CompletableFuture<JsonNode> w : waiting) {
             w.completeExceptionally(new SessionException("the iris session ended before the statement answered" + why));

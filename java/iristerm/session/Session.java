@@ -661,15 +661,6 @@ public final class Session implements EngineSink {
         note("session closed after " + after.toMinutes() + " min with no tool call and no output (idle timeout)");
     }
 
-    /**
-     * Writes a note of the server's into the output, on a line of its own: every read after it, the browser
-     * view and the transcript carry it, so what happened to the session is told where its output is read.
-     */
-    public void note(String text) {
-        byte[] note = ("\r\n[iris-terminal-mcp: " + text + "]\r\n").getBytes(StandardCharsets.UTF_8);
-        output(note, 0, note.length);
-    }
-
     /** The last line of output as a person would see it; prompt detection looks at this. */
     public String lastLine() {
         return lineBefore(log.end());

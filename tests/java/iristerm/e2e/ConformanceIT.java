@@ -25,6 +25,7 @@ import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpStreamableServerTransportProvider;
+import iristerm.http.HeldBytes;
 import iristerm.http.McpHttpServer;
 import iristerm.http.StreamableCore;
 import iristerm.json.Json;
@@ -168,7 +169,7 @@ class ConformanceIT {
         McpHttpServer.Config config = new McpHttpServer.Config("127.0.0.1", 0, null,
                 OriginPolicy.forListenHost("127.0.0.1", List.of()), true, 1 << 20, 16, Duration.ofMinutes(5),
                 McpHttpServer.DEFAULT_KEEP_ALIVE, Duration.ofSeconds(30), Duration.ofMinutes(2),
-                McpHttpServer.defaultMaxHeldBytes());
+                HeldBytes.defaultMax());
         try (McpHttpServer server = McpHttpServer.start(config, ConformanceIT::pollingFixture)) {
             List<String> problems = runScenario("with-fixture", server.endpoint().toString(), "server-sse-polling",
                     List.of("server-sse-priming-event", "server-sse-retry-field", "server-sse-disconnect-resume"),

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -598,8 +599,7 @@ abstract class SessionScenarios {
     }
 
     @Test
-    void theUsersOwnStartupFileAndPromptCommandKeepWorking() throws Exception {
-        Path home = Files.createTempDirectory("itm-home");
+    void theUsersOwnStartupFileAndPromptCommandKeepWorking(@TempDir Path home) throws Exception {
         // an rc file that replaces PROMPT_COMMAND (as many do) and sets its own prompt
         Files.writeString(home.resolve(".bashrc"), "PS1='rc$ '\nPROMPT_COMMAND='echo \"pc saw $?\"'\nRC_LOADED=yes\n");
         String s = openInHome("bash", home);
@@ -615,8 +615,7 @@ abstract class SessionScenarios {
      * installs zsh; without it this fails on session_open.
      */
     @Test
-    void zshReportsExitCodesAtItsOwnPromptAndKeepsTheUsersSetup() throws Exception {
-        Path home = Files.createTempDirectory("itm-zsh");
+    void zshReportsExitCodesAtItsOwnPromptAndKeepsTheUsersSetup(@TempDir Path home) throws Exception {
         Files.writeString(home.resolve(".zshenv"), "ZENV_LOADED=yes\n");
         // a hook of the user's own that runs after the server's and sees the same status
         Files.writeString(home.resolve(".zshrc"), "PS1='zz%# '\nmine() { echo \"mine saw $?\" }\nprecmd_functions+=(mine)\n");
@@ -634,8 +633,7 @@ abstract class SessionScenarios {
     }
 
     @Test
-    void aLoginShellWhoseProfileDropsTheMarksIsJudgedByItsPrompt() throws Exception {
-        Path home = Files.createTempDirectory("itm-login");
+    void aLoginShellWhoseProfileDropsTheMarksIsJudgedByItsPrompt(@TempDir Path home) throws Exception {
         Files.writeString(home.resolve(".bash_profile"), "PROMPT_COMMAND=''\nPS1='lp$ '\n");
         Map<String, Object> opened = ok(client, "session_open", "command", "bash", "args", List.of("-l"),
                 "env", Map.of("HOME", home.toString()));

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -23,6 +24,7 @@ class InputWriterTest {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         volatile boolean fail;
+        final AtomicInteger writes = new AtomicInteger();
 
         @Override
         public void write(int b) {
@@ -31,6 +33,7 @@ class InputWriterTest {
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
+            writes.incrementAndGet();
             entered.countDown();
             try {
                 if (!release.await(10, TimeUnit.SECONDS)) {
@@ -71,6 +74,27 @@ class InputWriterTest {
         Delivery d = sent.get(10, TimeUnit.SECONDS);
         assertEquals(2, d.written(), d::toString);
         assertEquals(0, d.queued(), d::toString);
+    }
+
+    /**
+     * The engine closes while a line goes in and another waits behind it: the line in flight is delivered, the one
+     * behind it is never written, and the next input learns that the program ended before reading it.
+     */
+    @Test
+    void whatWaitsBehindALineInFlightIsDroppedWhenTheProgramEnds() throws Exception {
+        HeldInput in = new HeldInput();
+        InputWriter w = new InputWriter(in, "input-test");
+        CompletableFuture<Delivery> first = send(w, "x\n");
+        assertTrue(in.entered.await(10, TimeUnit.SECONDS));
+        // its own bound: the writer is busy with the first line, so this one stays queued
+        Delivery queued = w.write("y\n".getBytes(StandardCharsets.UTF_8), 100);
+        assertEquals(2, queued.queued(), queued::toString);
+        w.close();
+        in.release.countDown();
+        assertEquals(2, first.get(10, TimeUnit.SECONDS).written());
+        IOException later = assertThrows(IOException.class, () -> w.write("z\n".getBytes(StandardCharsets.UTF_8), 1000));
+        assertTrue(later.getMessage().contains("ended before it read"), later.getMessage());
+        assertEquals(1, in.writes.get(), "the queued line was never written");
     }
 
     /** A write that fails because the program ended is the caller's failure, as is anything still queued behind it. */

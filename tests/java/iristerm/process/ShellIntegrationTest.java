@@ -83,8 +83,12 @@ class ShellIntegrationTest {
         assertEquals(List.of("-i"), s.args().subList(2, s.args().size()));
         assertEquals("/home/u/my.rc", env.get(ShellIntegration.USER_RC));
         Process check = new ProcessBuilder("bash", "-n", Path.of(s.args().get(1)).toString()).redirectErrorStream(true).start();
-        assertTrue(check.waitFor(10, TimeUnit.SECONDS));
-        String said = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, check.exitValue(), said);
+        try {
+            assertTrue(check.waitFor(10, TimeUnit.SECONDS));
+            String said = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, check.exitValue(), said);
+        } finally {
+            check.destroyForcibly();
+        }
     }
 }
