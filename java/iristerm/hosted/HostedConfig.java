@@ -15,8 +15,11 @@ import java.util.stream.Collectors;
  * @param dataDir        session metadata and transcripts
  * @param processEnabled whether the process engine may be used at all (then per user by privilege)
  * @param allowedOrigins browser origins that may call the endpoint; requests without Origin always may
+ * @param sessionNamespace where an iris session starts when the agent names no namespace; null: the endpoint's
+ *                         own namespace. Terminal.Installer sets it where the endpoint lives in a namespace of its
+ *                         own, which agents can read but not write
  */
-record HostedConfig(Path dataDir, boolean processEnabled, Set<String> allowedOrigins) {
+record HostedConfig(Path dataDir, boolean processEnabled, Set<String> allowedOrigins, String sessionNamespace) {
 
     static final String DATA_DIR_PROPERTY = "iristerm.hosted.dataDir";
     static final String DATA_DIR_ENV = "IRIS_TERMINAL_HOSTED_DATA_DIR";
@@ -24,6 +27,8 @@ record HostedConfig(Path dataDir, boolean processEnabled, Set<String> allowedOri
     static final String PROCESS_ENV = "IRIS_TERMINAL_HOSTED_PROCESS";
     static final String ORIGINS_PROPERTY = "iristerm.hosted.origins";
     static final String ORIGINS_ENV = "IRIS_TERMINAL_HOSTED_ORIGINS";
+    static final String SESSION_NAMESPACE_PROPERTY = "iristerm.hosted.sessionNamespace";
+    static final String SESSION_NAMESPACE_ENV = "IRIS_TERMINAL_HOSTED_SESSION_NAMESPACE";
 
     HostedConfig {
         allowedOrigins = allowedOrigins.stream().map(HostedConfig::normalize).collect(Collectors.toUnmodifiableSet());
@@ -49,7 +54,9 @@ record HostedConfig(Path dataDir, boolean processEnabled, Set<String> allowedOri
         Set<String> allowed = origins == null ? Set.of()
                 : Arrays.stream(origins.split(",")).map(String::strip).filter(o -> !o.isEmpty())
                         .collect(Collectors.toSet());
-        return new HostedConfig(dataDir, process, allowed);
+        String sessionNamespace = setting(properties.apply(SESSION_NAMESPACE_PROPERTY),
+                environment.apply(SESSION_NAMESPACE_ENV));
+        return new HostedConfig(dataDir, process, allowed, sessionNamespace);
     }
 
     /** Whether a request's Origin header (null when absent: not a browser) may use the endpoint. */

@@ -94,14 +94,16 @@ final class HostedServer implements AutoCloseable {
             Limits limits = new Limits(32 * 1024, MAX_READ_BYTES, 1 << 20, MAX_WAIT_MS, 2000, null);
             ServerContext ctx = new ServerContext(sessions, limits, NO_IDENTITY,
                     new HostedProcessPolicy(config.processEnabled(), privileges));
-            ServerAssembly assembly = new ServerAssembly(ctx, new IrisApi(iris));
+            ServerAssembly assembly = new ServerAssembly(ctx, new IrisApi(iris, config.sessionNamespace()));
             StreamableCore core = new StreamableCore(Json.MCP, MAX_BODY_BYTES, MCP_SESSION_IDLE, System::nanoTime);
             // Terminal.REST passes on a fixed list of headers (its HEADERS parameter); classes installed before
             // this jar may not pass Mcp-Method and Mcp-Name yet, and their absence must not refuse every request
             core.mirroredHeadersMayBeMissing();
             McpSyncServer mcp = assembly.build(core, true);
-            log().info("IRIS-hosted MCP server ready (data in {}, process engine {})", config.dataDir(),
-                    config.processEnabled() ? "enabled for holders of " + HostedProcessPolicy.RESOURCE + ":USE" : "off");
+            log().info("IRIS-hosted MCP server ready (data in {}, process engine {}, iris sessions start in {})",
+                    config.dataDir(),
+                    config.processEnabled() ? "enabled for holders of " + HostedProcessPolicy.RESOURCE + ":USE" : "off",
+                    config.sessionNamespace() != null ? config.sessionNamespace() : "the endpoint's namespace");
             return new HostedServer(config, sessions, iris, core, assembly, mcp, privileges);
         } catch (RuntimeException e) {
             sessions.close();

@@ -22,13 +22,28 @@ public final class IrisApi {
     private static final ThreadLocal<Boolean> SERVING = new ThreadLocal<>();
 
     private final IrisCalls calls;
+    private final String sessionNamespace;
 
     public IrisApi(IrisCalls calls) {
+        this(calls, null);
+    }
+
+    /**
+     * @param sessionNamespace where a session starts when its caller names no namespace; null: where the
+     *                         Terminal classes are reached (Terminal.Session.Open's own default)
+     */
+    public IrisApi(IrisCalls calls, String sessionNamespace) {
         this.calls = calls;
+        this.sessionNamespace = sessionNamespace;
     }
 
     public IrisCalls calls() {
         return calls;
+    }
+
+    /** The namespace a session starts in when its caller names none, or null for Terminal.Session.Open's default. */
+    public String sessionNamespace() {
+        return sessionNamespace;
     }
 
     /** Runs {@code work} as a request's own work: IRIS may be called from this thread meanwhile. */

@@ -115,7 +115,7 @@ final class IrisTools implements IrisSessions, AutoCloseable {
         ctx.sessions().checkCapacity(identity);
         // hosted: the job, and every Audit and Signal of the session, must run as the caller's own IRIS user
         String owner = iris.ownerUser(identity);
-        JobLink.Job job = link().start(iris, namespace, owner);
+        JobLink.Job job = link().start(iris, namespace != null ? namespace : iris.sessionNamespace(), owner);
         String client = clientName(c);
         Session s;
         try {

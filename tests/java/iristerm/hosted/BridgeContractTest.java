@@ -165,6 +165,25 @@ class BridgeContractTest {
         assertTrue(body.group(1).contains("..Property(\"" + HostedConfig.DATA_DIR_PROPERTY + "\","), body.group(1));
         assertTrue(body.group(1).contains("..Property(\"org.slf4j.simpleLogger.logFile\","), body.group(1));
     }
+
+    /**
+     * The namespace an agent's session starts in reaches the bridge as the JVM argument HostedConfig reads, which
+     * Install passes to Define every time (its value replaces an earlier one), taken from ./install's record.
+     */
+    @Test
+    void installNamesTheSessionNamespaceInTheJvmArgumentTheBridgeReads() throws Exception {
+        String gateway = Files.readString(CLS.resolve("Gateway.cls"));
+        assertTrue(gateway.contains("Parameter SESSIONNAMESPACE = \"" + HostedConfig.SESSION_NAMESPACE_PROPERTY + "\";"),
+                "Terminal.Gateway's SESSIONNAMESPACE is the property HostedConfig reads");
+        String installer = Files.readString(CLS.resolve("Installer.cls"));
+        assertTrue(installer.contains("Set sessions = $ZConvert($Get(^%IRISTerminal(\"sessions\")), \"U\")"), "read from the record");
+        assertTrue(installer.contains("##class(Terminal.Gateway).Property(##class(Terminal.Gateway).#SESSIONNAMESPACE, "
+                + "$Select(sessions '= \"\": sessions, 1: ns))"), "the record's namespace, else the endpoint's own");
+        assertTrue(installer.contains("##class(Terminal.Gateway).Define(pPort, pJavaHome, sessionArg, .serverCreated)"),
+                "passed as the JVM arguments that replace a -D of the same name");
+        String script = Files.readString(Path.of("install"));
+        assertTrue(script.contains("set ^%IRISTerminal(\"sessions\")="), "./install records it before the load");
+    }
     /** {@code Do ..Relay("Ui", a, b, …)} in Terminal.REST: a Terminal.Gateway class method and its arguments. */
     private static final Pattern RELAY = Pattern.compile("\\.\\.Relay\\(\"(\\w+)\"((?:,[^,()]+(?:\\([^)]*\\))?)*)\\)");
 

@@ -107,9 +107,13 @@ class BridgeTest {
 
     /** (Re)starts the hosted server as the first request would: on a gateway thread. */
     private void serve(boolean processEnabled) throws Exception {
+        serve(processEnabled, null);
+    }
+
+    private void serve(boolean processEnabled, String sessionNamespace) throws Exception {
         gateway.call("_SYSTEM", thread -> {
-            Bridge.serveWith(HostedServer.start(new HostedConfig(dataDir, processEnabled, Set.of()), gateway,
-                    gateway));
+            Bridge.serveWith(HostedServer.start(new HostedConfig(dataDir, processEnabled, Set.of(), sessionNamespace),
+                    gateway, gateway));
             return null;
         });
         gateway.callbacks.clear();
@@ -214,6 +218,28 @@ class BridgeTest {
         Answer deleted = request("alice", "DELETE", Map.of("Mcp-Session-Id", session), null);
         assertEquals(200, deleted.status(), deleted.body());
         assertError(post("alice", session, TOOLS_LIST), 404, StreamableCore.SESSION_NOT_FOUND, 2);
+    }
+
+    /**
+     * Where the endpoint lives in a namespace of its own (which agents may read but not write), the administrator's
+     * session namespace is where an agent's iris session starts when the agent names none; a namespace it names wins.
+     */
+    @Test
+    void sessionsStartInTheConfiguredNamespaceUnlessTheAgentNamesOne() throws Exception {
+        String before = open("alice");
+        assertEquals("USER", output(tool("alice", before, 3, "iris_execute", "{\"code\":\"write $namespace\"}")),
+                "without a setting: Terminal.Session.Open's own default");
+        Bridge.serveWith(null);
+        serve(false, "SAMPLES");
+        String session = open("alice");
+        assertEquals("SAMPLES", output(tool("alice", session, 4, "iris_execute", "{\"code\":\"write $namespace\"}")));
+        JsonNode opened = tool("alice", session, 5, "session_open", "{\"kind\":\"iris\",\"namespace\":\"%SYS\"}");
+        assertEquals("%SYS", opened.path("structuredContent").path("namespace").asString(), opened::toString);
+    }
+
+    private static String output(JsonNode executed) {
+        assertEquals("ok", executed.path("structuredContent").path("status").asString(), executed::toString);
+        return executed.path("structuredContent").path("output").asString();
     }
 
     @Test
@@ -571,10 +597,15 @@ class BridgeTest {
     @Test
     void configurationComesFromPropertiesThenEnvironment() {
         Map<String, String> props = Map.of(HostedConfig.DATA_DIR_PROPERTY, "/srv/iris/mgr/iris-terminal-mcp/",
-                HostedConfig.PROCESS_PROPERTY, "on");
+                HostedConfig.PROCESS_PROPERTY, "on", HostedConfig.SESSION_NAMESPACE_PROPERTY, " USER ");
         Map<String, String> env = Map.of(HostedConfig.ORIGINS_ENV, "https://ok.example/, http://b.example:8080",
-                HostedConfig.DATA_DIR_ENV, "/elsewhere");
+                HostedConfig.DATA_DIR_ENV, "/elsewhere", HostedConfig.SESSION_NAMESPACE_ENV, "SAMPLES");
         HostedConfig config = HostedConfig.from(props::get, env::get);
+        assertEquals("USER", config.sessionNamespace());
+        assertEquals("SAMPLES", HostedConfig.from(Map.of(HostedConfig.DATA_DIR_PROPERTY, "/d")::get, env::get)
+                .sessionNamespace());
+        assertNull(HostedConfig.from(Map.of(HostedConfig.DATA_DIR_PROPERTY, "/d")::get, Map.<String, String>of()::get)
+                .sessionNamespace());
         assertEquals(Path.of("/srv/iris/mgr/iris-terminal-mcp"), config.dataDir());
         assertTrue(config.processEnabled());
         assertTrue(config.allowsOrigin("https://OK.example") && config.allowsOrigin("http://b.example:8080"));

@@ -58,7 +58,7 @@ class HostedOrphansTest {
         iris = new FakeIrisCalls("_SYSTEM");
         FakeGateway gateway = new FakeGateway(iris);
         gateway.call("_SYSTEM", thread -> {
-            Bridge.serveWith(HostedServer.start(new HostedConfig(dataDir, false, Set.of()), gateway, gateway));
+            Bridge.serveWith(HostedServer.start(new HostedConfig(dataDir, false, Set.of(), null), gateway, gateway));
             return null;
         });
         assertTrue(orphan.waitFor(END_SECONDS, TimeUnit.SECONDS),

@@ -600,8 +600,8 @@ class InstallerSourceTest {
         assertTrue(install.contains("If (pJarPath '= \"\") && ((kept = \"\") || (kept = pJarPath)) {"), "a moved jar is kept");
         String script = Files.readString(Path.of("install"));
         assertTrue(script.contains("install -o 0 -g 0 -m 644 \"$jar\" \"$at\""), "./install as root copies it");
-        assertTrue(script.contains("harden_call=\"set ^%IRISTerminal(\\\"jar\\\")=$(os_string \"$at\")\""), script);
-        assertTrue(script.contains("$harden_call\nzpm $(os_string \"load $repo_dir/\"):1:0") && script.contains("$harden_call\nzpm $(os_string \"$command\"):1:0"),
+        assertTrue(script.contains("pre_load+=\"set ^%IRISTerminal(\\\"jar\\\")=$(os_string \"$at\")\"$'\\n'"), script);
+        assertTrue(script.contains("$pre_load\nzpm $(os_string \"load $repo_dir/\"):1:0") && script.contains("$pre_load\nzpm $(os_string \"$command\"):1:0"),
                 "both the install and the live verdict name it to the installer before the load");
         // review of the fixes (F2, F3): the endpoint stays off, and Check starts no JVM, while the jar is not root's alone
         assertTrue(method(installer, "Refusal").contains("Set:$List(verdict, 1) verdict = ..JarVerdict(gw)"));

@@ -1,0 +1,208 @@
+package iristerm.hosted;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./install} run as an administrator runs it, against a stand-in {@code iris} command on its PATH that
+ * keeps an instance's namespaces and IPM as files and logs every {@code iris session} (its namespace and the
+ * ObjectScript lines it was given). What is held: the namespace of the module's own is made (in %SYS) and IPM
+ * mapped there from %SYS before anything is loaded, the load runs there with the sessions' namespace recorded
+ * first, an existing namespace is used as it is, and a refusal stops the script before any load.
+ */
+class InstallScriptTest {
+
+    /**
+     * The stand-in: {@code iris qlist} names one running instance; {@code iris session I -U NS} reads its lines
+     * and answers what the script looks for. State: {@code ns/<NS>} a namespace, {@code ipm/<NS>} IPM there.
+     */
+    private static final String FAKE_IRIS = """
+            #!/usr/bin/env bash
+            state=$FAKE_IRIS_STATE
+            if [[ $1 == qlist ]]; then
+            	echo "IRIS^$state/install^2024.1.0^running, since Fri Nov 27 2026^iris.cpf^1972^52773^62773^ok^"
+            	exit 0
+            fi
+            [[ $1 == session && $3 == -U ]] || { echo "fake iris: $*" >&2; exit 2; }
+            ns=$4
+            input=$(cat)
+            printf '=== %s\\n%s\\n' "$ns" "$input" >>"$state/log"
+            if [[ ! -e $state/ns/$ns ]]; then
+            	echo "<NAMESPACE>"
+            	exit 1
+            fi
+            if [[ $input == *'TerminalSetup.CodeDatabase).Home('* ]]; then
+            	if [[ -n ${FAKE_HOME_REFUSES:-} ]]; then
+            		echo "HOME=ERROR #5001: $FAKE_HOME_REFUSES"
+            	else
+            		made=$(sed -E 's/.*Home\\("([^"]+)".*/\\1/' <<<"$input" | grep -v '^set ' | head -n 1)
+            		if [[ -e $state/ns/$made ]]; then echo "HOME=ok 0"; else touch "$state/ns/$made"; echo "HOME=ok 1"; fi
+            	fi
+            fi
+            if [[ $input == *'enable -map -ns '* ]]; then
+            	target=$(sed -E 's/.*enable -map -ns ([^ ]+) -q.*/\\1/' <<<"$input" | grep -v '^set ' | head -n 1)
+            	[[ -e $state/ipm/$ns ]] && touch "$state/ipm/$target"
+            fi
+            if [[ $input == *'%IPM.Main'* && $input != *'enable -map'* ]]; then
+            	if [[ -e $state/ipm/$ns ]]; then echo "IPM=1"; else echo "IPM=0"; fi
+            fi
+            if [[ $input == *'zpm "load '* ]]; then
+            	echo "IRIS Terminal check: all 26 checks passed"
+            fi
+            exit 0
+            """;
+
+    @TempDir
+    Path tmp;
+    private Path checkout;
+    private Path state;
+    private Path bin;
+
+    @BeforeEach
+    void instance() throws IOException {
+        checkout = Files.createDirectories(tmp.resolve("checkout"));
+        Files.copy(Path.of("install"), checkout.resolve("install"));
+        Files.copy(Path.of("module.xml"), checkout.resolve("module.xml"));
+        Files.createDirectories(checkout.resolve("target"));
+        Files.writeString(checkout.resolve("target/iris-terminal-mcp-hosted.jar"), "not a jar: --no-build takes it as it is");
+        state = Files.createDirectories(tmp.resolve("state"));
+        Files.createDirectories(state.resolve("ns"));
+        Files.createDirectories(state.resolve("ipm"));
+        for (String ns : List.of("%SYS", "USER")) {
+            Files.createFile(state.resolve("ns").resolve(ns));
+        }
+        bin = Files.createDirectories(tmp.resolve("bin"));
+        Path iris = bin.resolve("iris");
+        Files.writeString(iris, FAKE_IRIS);
+        Files.setPosixFilePermissions(iris, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private record Run(int exit, String out, List<Session> sessions) {
+        /** The first session whose lines contain {@code text}, or -1. */
+        int first(String text) {
+            for (int i = 0; i < sessions.size(); i++) {
+                if (sessions.get(i).lines.contains(text)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+    }
+
+    private record Session(String namespace, String lines) {
+    }
+
+    /** What the stand-in's Home answers instead of making the namespace, or null. */
+    private String homeRefusal;
+
+    private Run install(String... options) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", checkout.resolve("install").toString(), "--no-build",
+                // named, so that a run as root copies nothing to /opt
+                "--jar-at", "/opt/iris-terminal-mcp/iris-terminal-mcp-hosted.jar"));
+        command.addAll(Arrays.asList(options));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().put("PATH", bin + ":/usr/bin:/bin");
+        pb.environment().put("FAKE_IRIS_STATE", state.toString());
+        if (homeRefusal != null) {
+            pb.environment().put("FAKE_HOME_REFUSES", homeRefusal);
+        }
+        Process p = pb.start();
+        p.getOutputStream().close();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "./install did not finish");
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        List<Session> sessions = new ArrayList<>();
+        Path log = state.resolve("log");
+        if (Files.exists(log)) {
+            Matcher m = Pattern.compile("(?m)^=== (\\S+)\\n((?:(?!=== ).*\\n?)*)").matcher(Files.readString(log));
+            while (m.find()) {
+                sessions.add(new Session(m.group(1), m.group(2)));
+            }
+        }
+        return new Run(p.exitValue(), out, sessions);
+    }
+
+    @Test
+    void aFreshInstanceGetsTheModulesOwnNamespaceWithIpmFromSysBeforeTheLoad() throws Exception {
+        Files.createFile(state.resolve("ipm").resolve("%SYS"));
+        Run run = install();
+        assertEquals(0, run.exit(), run.out());
+        assertEquals("%SYS", run.sessions().get(0).namespace(), "the login is probed in %SYS, which every instance has");
+        int home = run.first("TerminalSetup.CodeDatabase).Home(\"TERMINALMCP\"");
+        int enable = run.first("zpm \"enable -map -ns TERMINALMCP -q\"");
+        int load = run.first("zpm \"load ");
+        assertTrue(home >= 0 && enable > home && load > enable, "made, IPM mapped, then loaded: " + run.sessions());
+        assertEquals("%SYS", run.sessions().get(home).namespace());
+        assertTrue(run.sessions().get(home).lines().contains("DeletePackage(\"TerminalSetup\""),
+                "the bootstrap loaded into %SYS for the call goes again");
+        assertEquals("%SYS", run.sessions().get(enable).namespace(), "IPM comes from %SYS, never from USER");
+        Session loaded = run.sessions().get(load);
+        assertEquals("TERMINALMCP", loaded.namespace());
+        String records = loaded.lines().substring(0, loaded.lines().indexOf("zpm \"load "));
+        assertTrue(records.contains("set ^%IRISTerminal(\"sessions\")=\"USER\""), "sessions start in USER: " + records);
+        assertTrue(records.contains("set ^%IRISTerminal(\"jar\")=\"/opt/iris-terminal-mcp/iris-terminal-mcp-hosted.jar\""), records);
+        assertTrue(run.out().contains("Made the namespace TERMINALMCP"), run.out());
+        assertTrue(run.out().contains("Installed iris-terminal-mcp into IRIS/TERMINALMCP."), run.out());
+    }
+
+    @Test
+    void aSecondRunKeepsTheNamespaceAndTheSessionsNamespaceCanBeChosen() throws Exception {
+        Files.createFile(state.resolve("ipm").resolve("%SYS"));
+        assertEquals(0, install().exit());
+        Files.delete(state.resolve("log"));
+        Run again = install("--sessions-namespace", "APP");
+        assertEquals(0, again.exit(), again.out());
+        assertTrue(again.first("TerminalSetup.CodeDatabase).Home(\"TERMINALMCP\"") >= 0, "the home is checked again");
+        assertEquals(-1, again.first("enable -map"), "IPM is there already");
+        assertFalse(again.out().contains("Made the namespace"), again.out());
+        assertTrue(again.sessions().get(again.first("zpm \"load ")).lines().contains("set ^%IRISTerminal(\"sessions\")=\"APP\""));
+    }
+
+    @Test
+    void anExistingNamespaceIsUsedAsItIsAndSessionsStartThere() throws Exception {
+        Files.createFile(state.resolve("ipm").resolve("USER"));
+        Run run = install("--namespace", "USER");
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(-1, run.first(".Home("), "no namespace is made or judged: " + run.sessions());
+        Session loaded = run.sessions().get(run.first("zpm \"load "));
+        assertEquals("USER", loaded.namespace());
+        assertTrue(loaded.lines().contains("kill ^%IRISTerminal(\"sessions\")"), "an earlier choice does not linger");
+    }
+
+    @Test
+    void aNamespaceThatIsNotTheModulesOwnIsRefusedBeforeAnyLoad() throws Exception {
+        Files.createFile(state.resolve("ipm").resolve("%SYS"));
+        homeRefusal = "namespace TERMINALMCP exists and keeps its globals in USER";
+        Run run = install();
+        assertEquals(1, run.exit(), run.out());
+        assertTrue(run.out().contains("could not make the namespace TERMINALMCP: ERROR #5001: namespace TERMINALMCP exists"), run.out());
+        assertEquals(-1, run.first("zpm \"load "), "nothing loaded");
+    }
+
+    @Test
+    void withoutIpmInSysNothingIsInstalledAndTheStepsArePrinted() throws Exception {
+        Run run = install();
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(-1, run.first("zpm \"load "), "nothing loaded");
+        assertEquals(-1, run.first("enable -map"), "no IPM to map");
+        assertTrue(run.out().contains("IPM (ZPM) is not available in namespace TERMINALMCP of instance 'IRIS', and %SYS has none to map there"),
+                run.out());
+        assertTrue(run.out().contains("##class(TerminalSetup.CodeDatabase).Home(\"TERMINALMCP\")"), "the manual steps make it too: " + run.out());
+    }
+}
