@@ -675,5 +675,23 @@ class InstallerSourceTest {
         int prepare = out.indexOf("##class(TerminalSetup.CodeDatabase).Prepare()");
         int load = out.indexOf("LoadDir(\"" + Path.of("").toAbsolutePath() + "/cls/Terminal\"");
         assertTrue(prepare > 0 && load > prepare && out.indexOf("Install(") > load, out);
+        // engine review round 4, E4-1: the suite by hand runs what was loaded, never what ^UnitTestRoot names
+        assertTrue(out.contains("LoadDir(\"" + Path.of("").toAbsolutePath() + "/tests/cls\"")
+                && out.indexOf("AgentRun).RunHere()") > out.indexOf("/tests/cls\""), out);
+        assertFalse(out.contains("set ^UnitTestRoot") || out.contains("RunTest("), out);
+    }
+
+    /** Engine review round 4, E4-1: each of the project's own suite runs loads nothing (a loading run takes its classes from ^UnitTestRoot). */
+    @Test
+    void theSuiteRunsItsCompiledClassesOnly() {
+        String run = read(Path.of("tests", "cls", "IRISTerminalTest", "AgentRun.cls"));
+        Matcher runTest = Pattern.compile("RunTest\\(([^\n]*)\\)").matcher(run);
+        int seen = 0;
+        while (runTest.find()) {
+            seen++;
+            assertTrue(runTest.group(1).endsWith("\"/noload/nodelete\""), runTest.group());
+        }
+        assertEquals(1, seen, "one runner, used by Run's agent job and by RunHere");
+        assertTrue(method(run, "AsAgent").contains("Do ..RunClasses(classes)") && method(run, "RunHere").contains("Do ..RunClasses(classes)"));
     }
 }
