@@ -100,8 +100,14 @@ class ModuleArchiveIT {
         }
         for (Element resource : all(module, "Resource")) {
             String dir = resource.getAttribute("Directory").isEmpty() ? "cls" : resource.getAttribute("Directory");
-            String pkg = resource.getAttribute("Name").replaceFirst("\\.PKG$", "").replace('.', '/');
-            assertSameClasses(files, Path.of(dir, pkg));
+            String name = resource.getAttribute("Name");
+            String path = name.substring(0, name.length() - 4).replace('.', '/');
+            if (name.endsWith(".CLS")) {
+                String file = dir + "/" + path + ".cls";
+                assertArrayEquals(Files.readAllBytes(Path.of(file)), files.get(file), "the archive lacks the class resource " + file);
+            } else {
+                assertSameClasses(files, Path.of(dir, path));
+            }
         }
         // an Invoke's file argument (the code database's bootstrap, loaded before any resource)
         for (Element arg : all(module, "Arg")) {

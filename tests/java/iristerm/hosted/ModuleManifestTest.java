@@ -64,14 +64,21 @@ class ModuleManifestTest {
         assertFalse(text("Keywords").isEmpty());
     }
 
+    /** The file a resource names in the checkout: a package's directory, a class's .cls file. */
+    private static Path resourcePath(Element r) {
+        String name = r.getAttribute("Name");
+        String dir = r.getAttribute("Directory").isEmpty() ? "cls" : r.getAttribute("Directory");
+        String bare = name.substring(0, name.length() - 4).replace('.', '/');
+        return name.endsWith(".CLS") ? Path.of(dir, bare + ".cls") : Path.of(dir, bare);
+    }
+
     @Test
     void everyResourceExists() {
         for (Element r : all("Resource")) {
             String name = r.getAttribute("Name");
-            String dir = r.getAttribute("Directory").isEmpty() ? "cls" : r.getAttribute("Directory");
-            assertTrue(name.endsWith(".PKG"), "expected a package resource: " + name);
-            Path pkg = Path.of(dir, name.substring(0, name.length() - 4).replace('.', '/'));
-            assertTrue(Files.isDirectory(pkg), pkg + " does not exist");
+            assertTrue(name.endsWith(".PKG") || name.endsWith(".CLS"), "expected a package or class resource: " + name);
+            Path path = resourcePath(r);
+            assertTrue(name.endsWith(".PKG") ? Files.isDirectory(path) : Files.isRegularFile(path), path + " does not exist");
         }
         for (Element t : all("UnitTest")) {
             Path dir = Path.of(t.getAttribute("Name").replaceFirst("^/", ""));
@@ -86,6 +93,32 @@ class ModuleManifestTest {
                         "test package " + tests + " lies inside the shipped package " + shipped);
             }
         }
+    }
+
+    /**
+     * Hosted review round 4, R4-11: zpm "publish" packs the module's resources and nothing else of the directory,
+     * so every file an Invoke names under ${root} must be one: a class resource's file, a file of a package
+     * resource, the FileCopy's jar, or a file of the unit tests' directory.
+     */
+    @Test
+    void everyFileAnInvokeNamesIsPublishedWithTheModule() {
+        Pattern root = Pattern.compile("\\$\\{root\\}([A-Za-z0-9_./-]+)");
+        int seen = 0;
+        for (Element i : all("Invoke")) {
+            NodeList args = i.getElementsByTagName("Arg");
+            for (int a = 0; a < args.getLength(); a++) {
+                Matcher m = root.matcher(args.item(a).getTextContent());
+                while (m.find()) {
+                    seen++;
+                    Path file = Path.of(m.group(1));
+                    boolean carried = all("Resource").stream().anyMatch(r -> file.startsWith(resourcePath(r)))
+                            || all("FileCopy").stream().anyMatch(f -> file.equals(Path.of(f.getAttribute("Name"))))
+                            || all("UnitTest").stream().anyMatch(t -> file.startsWith(Path.of(t.getAttribute("Name").replaceFirst("^/", ""))));
+                    assertTrue(carried, "module.xml's Invoke names " + m.group() + ", which no resource carries: zpm \"publish\" would leave it out");
+                }
+            }
+        }
+        assertTrue(seen >= 2, "the jar check and the bootstrap's load name files under ${root}");
     }
 
     /**
