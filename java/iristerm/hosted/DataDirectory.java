@@ -103,14 +103,17 @@ public final class DataDirectory {
     public static String report(String path) {
         Path dir = Path.of(path);
         try {
+            Path parent = dir.toAbsolutePath().getParent();
+            if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+                return notYetCreated(dir, parent);
+            }
             if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-                return verdict(false, dir + " does not exist (or is not a directory)",
-                        "the bridge creates it when it starts: do ##class(Terminal.Gateway).Restart()");
+                return verdict(false, dir + " is not a directory (or is a symbolic link)",
+                        "remove it: the bridge creates the directory at its first request");
             }
             if (!Files.getFileStore(dir).supportsFileAttributeView("posix")) {
                 return verdict(true, dir + " exists (no POSIX owner and mode on this file system)", "");
             }
-            Path parent = dir.toAbsolutePath().getParent();
             String instanceGroup = attributes(parent).group().getName();
             PosixFileAttributes d = attributes(dir);
             StringBuilder seen = new StringBuilder(describe(dir, d)).append("; ").append(parent)
@@ -135,6 +138,27 @@ public final class DataDirectory {
             return verdict(false, "cannot read " + dir + ": " + e, "read it as the instance's OS user; set another "
                     + "directory with -D" + HostedConfig.DATA_DIR_PROPERTY + "=<dir> if it cannot be used");
         }
+    }
+
+    /**
+     * A data directory no bridge has served from yet (it is made by the first request's JVM, not by the JVM a
+     * Check starts): fine where that JVM, which runs in the group of the parent (the instance's mgr directory),
+     * may create entries in the parent.
+     */
+    private static String notYetCreated(Path dir, Path parent) throws IOException {
+        String seen = dir + " does not exist yet: the bridge creates it at its first request, in the group of " + parent;
+        if (parent == null || !Files.isDirectory(parent)) {
+            return verdict(false, dir + " does not exist, nor its parent directory",
+                    "set -D" + HostedConfig.DATA_DIR_PROPERTY + "=<dir> under the instance's mgr directory: do ##class(Terminal.Gateway).Define()");
+        }
+        if (!Files.getFileStore(parent).supportsFileAttributeView("posix")) {
+            return verdict(true, seen, "");
+        }
+        PosixFileAttributes p = attributes(parent);
+        boolean groupMay = p.permissions().containsAll(EnumSet.of(PosixFilePermission.GROUP_WRITE,
+                PosixFilePermission.GROUP_EXECUTE));
+        return verdict(groupMay, seen + " (" + describe(parent, p) + ")",
+                groupMay ? "" : "chmod g+wx " + parent + " (the JVM IRIS starts for a request runs in its group)");
     }
 
     /** The numeric groups of this JVM's OS user (empty where they cannot be known, e.g. Windows). */

@@ -591,7 +591,16 @@ class BridgeTest {
         Files.setPosixFilePermissions(log, PosixFilePermissions.fromString("rw-------"));
         String bad = DataDirectory.report(created.toString());
         assertTrue(bad.startsWith("{\"ok\":false,") && bad.contains("chmod 660"), bad);
-        assertTrue(DataDirectory.report(parent.resolve("missing").toString()).startsWith("{\"ok\":false,"));
+        // hosted review round 4, R4-1: before the first request no JVM has made it; fine where that JVM's group may
+        Files.setPosixFilePermissions(parent, PosixFilePermissions.fromString("rwxrwx---"));
+        String notYet = DataDirectory.report(parent.resolve("missing").toString());
+        assertTrue(notYet.startsWith("{\"ok\":true,") && notYet.contains("does not exist yet"), notYet);
+        Files.setPosixFilePermissions(parent, PosixFilePermissions.fromString("rwxr-x---"));
+        String closed = DataDirectory.report(parent.resolve("missing").toString());
+        assertTrue(closed.startsWith("{\"ok\":false,") && closed.contains("chmod g+wx " + parent), closed);
+        assertTrue(DataDirectory.report(parent.resolve("no/such").toString()).startsWith("{\"ok\":false,"));
+        Files.writeString(parent.resolve("a-file"), "");
+        assertTrue(DataDirectory.report(parent.resolve("a-file").toString()).startsWith("{\"ok\":false,"));
     }
 
     @Test

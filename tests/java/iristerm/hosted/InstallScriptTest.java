@@ -166,12 +166,16 @@ class InstallScriptTest {
         Files.createFile(state.resolve("ipm").resolve("%SYS"));
         assertEquals(0, install().exit());
         Files.delete(state.resolve("log"));
-        Run again = install("--sessions-namespace", "APP");
+        Run again = install("--sessions-namespace", "APP", "--web-url", "https://iris.example:443", "--ssl-config", "Web");
         assertEquals(0, again.exit(), again.out());
         assertTrue(again.first("TerminalSetup.CodeDatabase).Home(\"TERMINALMCP\"") >= 0, "the home is checked again");
         assertEquals(-1, again.first("enable -map"), "IPM is there already");
         assertFalse(again.out().contains("Made the namespace"), again.out());
-        assertTrue(again.sessions().get(again.first("zpm \"load ")).lines().contains("set ^%IRISTerminal(\"sessions\")=\"APP\""));
+        String records = again.sessions().get(again.first("zpm \"load ")).lines();
+        assertTrue(records.contains("set ^%IRISTerminal(\"sessions\")=\"APP\""), records);
+        // hosted review round 4, R4-1: Install's own Check, inside the load, has the web server's address
+        int check = records.indexOf("set ^%IRISTerminal(\"check\")=$listbuild(\"https://iris.example:443\",\"Web\")");
+        assertTrue(check >= 0 && check < records.indexOf("zpm \"load "), records);
     }
 
     @Test
