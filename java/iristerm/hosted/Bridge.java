@@ -127,11 +127,27 @@ public final class Bridge {
         }
         synchronized (LOCK) {
             if (server == null) {
+                refuseRoot(System.getProperty("user.name"));
                 server = HostedServer.start(HostedConfig.fromSystem(), new ReentrantIrisCalls(),
                         new GatewayPrivileges());
                 closeAtShutdown();
             }
             return server;
+        }
+    }
+
+    /**
+     * A JVM that runs as root serves no request. IRIS starts the server as the OS user of the process that first
+     * connects, so one started from a root terminal (an administrator's Check, say) is root's, and a server would
+     * handle the data directory, which every agent's process may write, with root's rights (hosted review round
+     * 4, R4-3). Requests are served again by the JVM IRIS starts for them once that one stops (Check stops the JVM
+     * it started before its MCP line).
+     */
+    static void refuseRoot(String jvmUser) {
+        if ("root".equals(jvmUser)) {
+            throw new IllegalStateException("this External Java Server runs as root (started from a root terminal): "
+                    + "it serves no agent. Stop it (do ##class(Terminal.Gateway).Stop()); IRIS starts the next one, as "
+                    + "the instance's own user, for the next request");
         }
     }
 

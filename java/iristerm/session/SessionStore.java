@@ -13,6 +13,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -24,6 +25,8 @@ public final class SessionStore {
 
     private static final String META = "meta.json";
     private static final String TRANSCRIPT = "transcript.log";
+    /** what a session id may be: a name of one directory level */
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
     private final Path root;
     private final JsonMapper json = JsonMapper.builder().build();
@@ -61,7 +64,19 @@ public final class SessionStore {
     }
 
     public Path transcript(String id) {
-        return root.resolve(id).resolve(TRANSCRIPT);
+        return dir(id).resolve(TRANSCRIPT);
+    }
+
+    /**
+     * The directory of session {@code id}, one level under {@code sessions/}: an id is a plain name (the server's
+     * own are 8 letters and digits). Anything else, a path or "..", which a meta.json written by someone else
+     * could carry, is refused rather than resolved: the store never reaches outside its directory.
+     */
+    private Path dir(String id) {
+        if (id == null || !ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("not a session id: " + id);
+        }
+        return root.resolve(id);
     }
 
     /**
@@ -70,7 +85,7 @@ public final class SessionStore {
      */
     public Transcript openTranscript(String id, long limit, DataBudget budget) {
         try {
-            Files.createDirectories(root.resolve(id));
+            Files.createDirectories(dir(id));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create session directory for " + id, e);
         }
@@ -79,7 +94,7 @@ public final class SessionStore {
 
     /** Replaces the session's meta.json atomically; saves of one store are serialized so the last one wins. */
     public synchronized void save(Stored s) {
-        Path dir = root.resolve(s.meta().id());
+        Path dir = dir(s.meta().id());
         try {
             Files.createDirectories(dir);
             Path tmp = Files.createTempFile(dir, META, ".tmp");
@@ -104,8 +119,11 @@ public final class SessionStore {
                 if (Files.isRegularFile(meta)) {
                     try {
                         Stored stored = json.readValue(meta.toFile(), Stored.class);
-                        if (stored.meta() != null && stored.meta().id() != null) {
+                        if (stored.meta() != null && dir.getFileName().toString().equals(stored.meta().id())
+                                && ID.matcher(stored.meta().id()).matches()) {
                             out.add(stored);
+                        } else if (stored.meta() != null) {
+                            LOG.warn("earlier session in {} skipped: its {} names another session", dir, META);
                         }
                     } catch (RuntimeException e) {
                         // a damaged entry must not stop the server; it stays on disk for inspection
@@ -130,7 +148,7 @@ public final class SessionStore {
     }
 
     public void delete(String id) {
-        Path dir = root.resolve(id);
+        Path dir = dir(id);
         try (Stream<Path> files = Files.list(dir)) {
             for (Path f : (Iterable<Path>) files::iterator) {
                 Files.deleteIfExists(f);

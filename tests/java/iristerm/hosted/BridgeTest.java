@@ -530,6 +530,9 @@ class BridgeTest {
     void aServerThatCannotStartAnswers503AndIsTriedAgain() throws Exception {
         Bridge.serveWith(null);
         String previous = System.getProperty(HostedConfig.DATA_DIR_PROPERTY);
+        // the JVM IRIS starts for a request runs as the instance's user, never root (which the bridge refuses)
+        String user = System.getProperty("user.name");
+        System.setProperty("user.name", "irisusr-of-this-test");
         Path shared = Files.createDirectory(dataDir.resolve("shared"));
         Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
         System.setProperty(HostedConfig.DATA_DIR_PROPERTY, shared.toString());
@@ -540,11 +543,13 @@ class BridgeTest {
                 assertError(refused, 503, -32603, null);
                 assertTrue(refused.body().contains("is writable by everyone"), refused.body());
             }
-            // fixed: the next request builds the real server (which then cannot reach IRIS from this test)
-            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwx------"));
+            // fixed (the group's, as the installer leaves it): the next request builds the real server (which then
+            // cannot reach IRIS from this test)
+            Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwx---"));
             Answer next = parse(gateway.call("alice", thread -> Bridge.handle("POST", headers, INITIALIZE)));
-            assertFalse(next.body().contains("writable"), next.body());
+            assertFalse(next.body().contains("did not start"), next.body());
         } finally {
+            System.setProperty("user.name", user);
             if (previous == null) {
                 System.clearProperty(HostedConfig.DATA_DIR_PROPERTY);
             } else {
@@ -601,6 +606,17 @@ class BridgeTest {
         assertTrue(DataDirectory.report(parent.resolve("no/such").toString()).startsWith("{\"ok\":false,"));
         Files.writeString(parent.resolve("a-file"), "");
         assertTrue(DataDirectory.report(parent.resolve("a-file").toString()).startsWith("{\"ok\":false,"));
+    }
+
+    /** Hosted review round 4, R4-3: the bridge builds no server in a JVM that runs as root (the source holds where). */
+    @Test
+    void aJvmRunningAsRootServesNoRequest() throws Exception {
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> Bridge.refuseRoot("root"));
+        assertTrue(refused.getMessage().contains("Terminal.Gateway).Stop()"), refused.getMessage());
+        Bridge.refuseRoot("irisusr");
+        String source = Files.readString(Path.of("java/iristerm/hosted/Bridge.java"));
+        int refuse = source.indexOf("refuseRoot(System.getProperty(\"user.name\"));");
+        assertTrue(refuse > 0 && refuse < source.indexOf("server = HostedServer.start("), "checked before the server is built");
     }
 
     @Test

@@ -33,6 +33,8 @@ class HostedLogIT {
         Process jvm = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-D" + HostedConfig.DATA_DIR_PROPERTY + "=" + dataDir,
                 "-Dorg.slf4j.simpleLogger.logFile=" + logFile,
+                // as IRIS starts it for a request: the instance's user, never root (the bridge serves none as root)
+                "-Duser.name=irisusr-of-this-test",
                 "-cp", classPath, BridgeLogMain.class.getName()))
                 .redirectErrorStream(true).start();
         assertTrue(jvm.waitFor(60, TimeUnit.SECONDS), "the bridge JVM did not end within 60 s");

@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SessionStoreTest {
     @TempDir
@@ -30,5 +32,31 @@ class SessionStoreTest {
             assertEquals(1, m.list("o").size());
             assertEquals(SessionState.exited, m.list("o").get(0).state());
         }
+    }
+
+    /**
+     * Hosted review round 4, R4-3: in hosted mode every agent's IRIS process may write the data directory, so a
+     * meta.json may name any id. One that is not its own directory's name, a path above all, is never loaded,
+     * so the history's pruning deletes nothing outside the store; and the store refuses such an id outright.
+     */
+    @Test
+    void anEntryNamingAnotherPlaceIsNeitherLoadedNorFollowed() throws Exception {
+        Path outside = Files.createDirectories(dir.resolve("outside"));
+        Files.writeString(outside.resolve("precious"), "keep");
+        SessionStore store = new SessionStore(dir.resolve("data"));
+        for (String[] planted : new String[][] {{"evil", outside.toString()}, {"up", "../../outside"}, {"other", "good"}}) {
+            Path entry = Files.createDirectories(dir.resolve("data/sessions").resolve(planted[0]));
+            Files.writeString(entry.resolve("meta.json"), "{\"meta\":{\"id\":\"" + planted[1].replace("\\", "\\\\")
+                    + "\",\"kind\":\"process\",\"name\":\"n\",\"owner\":\"o\",\"created\":0},\"pid\":1,\"endedAt\":1}");
+        }
+        assertEquals(List.of(), store.loadAll(), "no planted entry is loaded");
+        // a history of none: every earlier session beyond it is deleted, which must not reach outside
+        try (SessionManager m = new SessionManager(new SessionManager.Config(dir.resolve("data"), 4096, 4,
+                Duration.ofHours(1), 0, 100))) {
+            assertEquals(0, m.list("o").size());
+        }
+        assertTrue(Files.exists(outside.resolve("precious")), "nothing outside the store was deleted");
+        assertThrows(IllegalArgumentException.class, () -> store.delete("../outside"));
+        assertThrows(IllegalArgumentException.class, () -> store.transcript(outside.toString()));
     }
 }
