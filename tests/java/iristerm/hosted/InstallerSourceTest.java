@@ -619,6 +619,9 @@ class InstallerSourceTest {
         String holders = method(installer, "HoldersVerdict");
         assertTrue(holders.contains("%PrepareClassQuery(\"%Library.SQLCatalogPriv\", \"SQLRoleUser\")")
                 && holders.contains("%Execute(..#APPROLE)"), holders);
+        // hosted review round 4, R4-13: the query (so its generated cached query) in %SYS, never the installing namespace
+        assertTrue(at(holders, "New $Namespace") < at(holders, "Set $Namespace = \"%SYS\"")
+                && at(holders, "Set $Namespace = \"%SYS\"") < at(holders, "%PrepareClassQuery("), holders);
         assertTrue(method(installer, "DataDirectoryVerdict").contains("##class(Terminal.Gateway).DataDirectoryReport()"));
         assertTrue(method(read(GATEWAY), "DataDirectoryReport").contains("..Invoke(\"iristerm.hosted.DataDirectory\", \"report\", ..DataDirectory())"));
         // the JVM Check started in this process goes before the MCP line, so the serving JVM is one IRIS starts
