@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +44,7 @@ class InstallScriptTest {
             [[ $1 == session && $3 == -U ]] || { echo "fake iris: $*" >&2; exit 2; }
             ns=$4
             input=$(cat)
-            printf '=== %s\\n%s\\n' "$ns" "$input" >>"$state/log"
+            printf '=== %s %s\\n%s\\n' "$ns" "$(id -un)" "$input" >>"$state/log"
             if [[ ! -e $state/ns/$ns ]]; then
             	echo "<NAMESPACE>"
             	exit 1
@@ -106,7 +107,7 @@ class InstallScriptTest {
         }
     }
 
-    private record Session(String namespace, String lines) {
+    private record Session(String namespace, String user, String lines) {
     }
 
     /** What the stand-in's Home answers instead of making the namespace, or null. */
@@ -130,9 +131,9 @@ class InstallScriptTest {
         List<Session> sessions = new ArrayList<>();
         Path log = state.resolve("log");
         if (Files.exists(log)) {
-            Matcher m = Pattern.compile("(?m)^=== (\\S+)\\n((?:(?!=== ).*\\n?)*)").matcher(Files.readString(log));
+            Matcher m = Pattern.compile("(?m)^=== (\\S+) (\\S+)\\n((?:(?!=== ).*\\n?)*)").matcher(Files.readString(log));
             while (m.find()) {
-                sessions.add(new Session(m.group(1), m.group(2)));
+                sessions.add(new Session(m.group(1), m.group(2), m.group(3)));
             }
         }
         return new Run(p.exitValue(), out, sessions);
@@ -197,6 +198,36 @@ class InstallScriptTest {
         assertEquals(1, run.exit(), run.out());
         assertTrue(run.out().contains("could not make the namespace TERMINALMCP: ERROR #5001: namespace TERMINALMCP exists"), run.out());
         assertEquals(-1, run.first("zpm \"load "), "nothing loaded");
+    }
+
+    /**
+     * Hosted review round 4, R4-2: run as root, only the jar's copy is root's; every IRIS session runs as the
+     * instance's owner (the owner of its mgr directory). Runs where the tests run as root (CI does).
+     */
+    @Test
+    void asRootEverySessionRunsAsTheInstancesOwner() throws Exception {
+        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "needs root to switch users");
+        Files.createFile(state.resolve("ipm").resolve("%SYS"));
+        Path mgr = Files.createDirectories(state.resolve("install/mgr"));
+        Files.setOwner(mgr, mgr.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
+        // the stand-in, run as nobody, reads and writes its state
+        for (Path p = state; p.startsWith(tmp.getParent()) && !p.equals(tmp.getParent()); p = p.getParent()) {
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxrwxrwx"));
+        }
+        try (var all = Files.walk(state)) {
+            for (Path p : all.toList()) {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxrwxrwx" : "rw-rw-rw-"));
+            }
+        }
+        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Run run = install();
+        assertEquals(0, run.exit(), run.out());
+        assertFalse(run.sessions().isEmpty());
+        for (Session session : run.sessions()) {
+            assertEquals("nobody", session.user(), "a session ran as " + session.user());
+        }
+        assertTrue(run.out().contains("Running IRIS as nobody, the instance's owner"), run.out());
     }
 
     @Test
