@@ -600,6 +600,10 @@ class InstallerSourceTest {
         assertTrue(install.contains("If (pJarPath '= \"\") && ((kept = \"\") || (kept = pJarPath)) {"), "a moved jar is kept");
         String script = Files.readString(Path.of("install"));
         assertTrue(script.contains("install -o 0 -g 0 -m 644 \"$jar\" \"$at\""), "./install as root copies it");
+        // hosted review round 4, R4-4: the fix copies the build, never the file the line distrusts; ok shows its SHA-256
+        assertFalse(jar.contains("-m 644 \"_jar_\""), jar);
+        assertTrue(jar.contains("install -o 0 -g 0 -m 644 <checkout>/target/\"_name_\" ") && jar.contains("never the copy at \"_jar_\""), jar);
+        assertTrue(jar.contains("(SHA-256 \"_..FileSHA256(jar)_\""), jar);
         assertTrue(script.contains("pre_load+=\"set ^%IRISTerminal(\\\"jar\\\")=$(os_string \"$at\")\"$'\\n'"), script);
         assertTrue(script.contains("$pre_load\nzpm $(os_string \"load $repo_dir/\"):1:0") && script.contains("$pre_load\nzpm $(os_string \"$command\"):1:0"),
                 "both the install and the live verdict name it to the installer before the load");

@@ -126,6 +126,11 @@ class LiveReportTest {
 
     /** An IRIS that behaves: the job's roles are the agent's, text comes back, INT ends the loop, KILL the job. */
     private static Function<JsonNode, String> behaving(String roles) {
+        return behaving(roles, 0);
+    }
+
+    /** @param dbFile what the session's OPEN of a database file answers in $TEST */
+    private static Function<JsonNode, String> behaving(String roles, int dbFile) {
         int[] opened = {0};
         int[] ticks = {0};
         return params -> {
@@ -139,6 +144,7 @@ class LiveReportTest {
                         : code.startsWith("write \"") ? "{\"status\":\"ok\",\"output\":\"" + code.substring(7, code.length() - 1) + "\"}"
                         : code.equals("write $job") ? "{\"status\":\"ok\",\"output\":\"42" + a.path("session").asString().substring(1) + "\"}"
                         : code.startsWith("for i=1:1:100") ? "{\"status\":\"ok\",\"output\":\"0\"}"
+                        : code.startsWith("set f=##class(%File)") ? "{\"status\":\"ok\",\"output\":\"" + dbFile + "|/iris/mgr/iristerminalcode/IRIS.DAT\"}"
                         : "{\"status\":\"running\",\"output\":\"\"}";
             };
         };
@@ -148,9 +154,11 @@ class LiveReportTest {
     void theWebChecksPassAgainstAnEndpointThatBehavesAndSayWhatFailed() throws Exception {
         List<String> auth = new ArrayList<>();
         List<String> lines = webChecks(behaving("IRISTerminal_Agent,%DB_USER"), auth);
-        for (String id : List.of("LC-JOBROLES", "LC-LINK", "LC-INT", "LC-KILL", "LC-THREADS")) {
+        for (String id : List.of("LC-JOBROLES", "LC-DBFILE", "LC-LINK", "LC-INT", "LC-KILL", "LC-THREADS")) {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith(id + "\t") && l.contains("\tok\t")), id + ": " + lines);
         }
+        List<String> open = webChecks(behaving("IRISTerminal_Agent,%DB_USER", 1), new ArrayList<>());
+        assertTrue(open.stream().anyMatch(l -> l.startsWith("LC-DBFILE\t1\tFAIL\t") && l.contains("opened a database file")), open.toString());
         assertTrue(lines.stream().anyMatch(l -> l.matches("#marker\t[0-9a-f]{12}")), lines.toString());
         assertTrue(lines.contains("#linkloss-pid\t421"), lines.toString());
         assertEquals("Basic " + Base64.getEncoder().encodeToString("agent:pw".getBytes(StandardCharsets.UTF_8)), auth.get(0));
@@ -159,7 +167,7 @@ class LiveReportTest {
         assertTrue(kept.stream().anyMatch(l -> l.startsWith("LC-JOBROLES\t1\tFAIL\t") && l.contains("IRISTerminal_Bridge")), kept.toString());
 
         List<String> refused = webChecks(params -> "HTTP 503 the bridge is not running", new ArrayList<>());
-        for (String id : List.of("LC-JOBROLES", "LC-LINK", "LC-INT")) {
+        for (String id : List.of("LC-JOBROLES", "LC-DBFILE", "LC-LINK", "LC-INT")) {
             assertTrue(refused.stream().anyMatch(l -> l.startsWith(id + "\t1\tFAIL\t") && l.contains("503")), id + ": " + refused);
         }
         assertTrue(refused.stream().anyMatch(l -> l.startsWith("LC-KILL\t0\tnot-run\t")), refused.toString());
@@ -184,7 +192,7 @@ class LiveReportTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.exitValue(), out);
         List<String> steps = out.lines().filter(l -> l.startsWith("step ")).toList();
-        List<String> ids = List.of("BUILD", "INSTALL", "LC-ROLES", "LC-CODE", "AGENT-USER", "LC-JOBROLES", "LC-LINK", "LC-INT", "LC-KILL",
+        List<String> ids = List.of("BUILD", "INSTALL", "LC-ROLES", "LC-CODE", "AGENT-USER", "LC-JOBROLES", "LC-DBFILE", "LC-LINK", "LC-INT", "LC-KILL",
                 "LC-THREADS", "LC-AUDIT", "LC-LINKLOSS", "UNIT-ADMIN", "LC-REDIRECT", "LC-LONGLINE", "UNIT-AGENT", "LIVE-IT", "CLEANUP", "REPORT");
         assertEquals(ids.size(), steps.size(), out);
         for (int i = 0; i < ids.size(); i++) {

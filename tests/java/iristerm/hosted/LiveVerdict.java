@@ -189,7 +189,7 @@ public final class LiveVerdict {
                 notifyInitialized();
                 a = tool("session_open", Map.of("kind", "iris", "name", "live-test")).path("session").asString();
             } catch (Exception e) {
-                for (String check : List.of("LC-JOBROLES", "LC-LINK", "LC-INT")) {
+                for (String check : List.of("LC-JOBROLES", "LC-DBFILE", "LC-LINK", "LC-INT")) {
                     out.add(new Result(check, true, "FAIL", "no iris session through " + url + ": " + e.getMessage()).line());
                 }
                 out.add(new Result("LC-KILL", false, "not-run", "no iris session through " + url).line());
@@ -200,6 +200,16 @@ public final class LiveVerdict {
                 String o = execute(a, "write $roles", 30_000).path("output").asString();
                 boolean ok = o.contains("IRISTerminal_Agent") && !o.toUpperCase().contains("IRISTERMINAL_BRIDGE");
                 return new Result("LC-JOBROLES", true, ok ? "ok" : "FAIL", "the session job's $ROLES: " + o);
+            }));
+            // IRIS checks no privilege for file I/O, and the documented modes let the IRIS group read database files:
+            // an agent that can open one reads every database, whatever its resources say (hosted review round 4, R4-6)
+            out.add(check("LC-DBFILE", true, () -> {
+                String o = execute(a, "set f=##class(%File).NormalizeFilename(\"IRIS.DAT\",##class(%File).NormalizeDirectory("
+                        + "\"iristerminalcode\",##class(%File).ManagerDirectory())) open f:(\"RU\"):1 set t=$test close:t f "
+                        + "write t,\"|\",f", 30_000).path("output").asString().strip();
+                return new Result("LC-DBFILE", true, o.startsWith("0|") ? "ok" : "FAIL", o.startsWith("0|")
+                        ? "the agent's session could not open " + o.substring(2) + " for reading"
+                        : "the agent's session opened a database file for reading (or answered otherwise): " + o);
             }));
             out.add("#marker\t" + nonce);
             out.add(check("LC-LINK", true, () -> {
