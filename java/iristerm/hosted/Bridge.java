@@ -1,5 +1,6 @@
 package iristerm.hosted;
 
+import java.nio.file.Path;
 import java.util.function.Function;
 
 import org.slf4j.LoggerFactory;
@@ -23,6 +24,17 @@ import tools.jackson.databind.node.ObjectNode;
  * nothing may live in a connection, and requests from many CSP processes arrive concurrently.
  */
 public final class Bridge {
+
+    /** slf4j-simple's setting for its log file, which Terminal.Gateway.BridgeJVMArgs points into the data directory. */
+    static final String LOG_FILE_PROPERTY = "org.slf4j.simpleLogger.logFile";
+
+    static {
+        // first of all in this JVM, before any logger opens the log file (from its start, erasing the last JVM's)
+        String log = System.getProperty(LOG_FILE_PROPERTY);
+        if (log != null && !log.isBlank() && !log.startsWith("System.")) {
+            DataDirectory.keepPreviousLog(Path.of(log));
+        }
+    }
 
     private static final Object LOCK = new Object();
     private static final JsonMapper JSON = JsonMapper.builder().build();

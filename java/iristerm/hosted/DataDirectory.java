@@ -6,6 +6,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
@@ -159,6 +160,31 @@ public final class DataDirectory {
                 PosixFilePermission.GROUP_EXECUTE));
         return verdict(groupMay, seen + " (" + describe(parent, p) + ")",
                 groupMay ? "" : "chmod g+wx " + parent + " (the JVM IRIS starts for a request runs in its group)");
+    }
+
+    /**
+     * Keeps the last JVM's log as {@code <log>.1}: slf4j-simple opens its log file from the start, so every JVM (a
+     * Check's too, which is when an administrator looks) would erase the log of the one that served agents. The
+     * new file gets the directory's group and rw-rw---- (as {@link #prepare} makes it), so that a JVM of another OS
+     * user can write it. A symbolic link in its place, which an agent's process could plant (the directory is the
+     * group's), is removed, never followed. Where the log cannot be moved the JVM writes over it, as before.
+     */
+    static void keepPreviousLog(Path log) {
+        try {
+            if (Files.isSymbolicLink(log)) {
+                Files.delete(log);
+            } else if (Files.isRegularFile(log, LinkOption.NOFOLLOW_LINKS) && Files.size(log) > 0) {
+                Files.move(log, log.resolveSibling(log.getFileName() + ".1"), StandardCopyOption.REPLACE_EXISTING);
+            } else {
+                return;
+            }
+            Files.createFile(log);
+            if (Files.getFileStore(log).supportsFileAttributeView("posix")) {
+                shareLog(log, null);
+            }
+        } catch (IOException | RuntimeException e) {
+            // nothing to log to yet; the log is overwritten, as it was before this was kept
+        }
     }
 
     /** The numeric groups of this JVM's OS user (empty where they cannot be known, e.g. Windows). */
