@@ -579,6 +579,9 @@ class InstallerSourceTest {
         assertTrue(unmap.contains("For package = \"Terminal\", \"IRISTerminalTest\" {")
                 && at(unmap, "Continue:$ZConvert($Get(mapping(\"Database\")), \"U\")'=..#CODEDATABASE")
                 < at(unmap, "$$$ThrowOnError(##class(Config.MapPackages).Delete(target, package))"), unmap);
+        // hosted review round 4, R4-7: also where a rolled-back load left mappings without records
+        assertTrue(unmap.contains("Set targets(\"%ALL\") = \"\"") && unmap.contains("Merge targets = ^%IRISTerminal(\"obj\", \"mapping\")")
+                && unmap.contains("Set target = $Order(^%IRISTerminal(\"install\", target))"), unmap);
     }
 
     /**
