@@ -64,6 +64,9 @@ class InstallScriptTest {
             if [[ $input == *'%IPM.Main'* && $input != *'enable -map'* ]]; then
             	if [[ -e $state/ipm/$ns ]]; then echo "IPM=1"; else echo "IPM=0"; fi
             fi
+            if [[ $input == *'IPMFROM='* ]]; then
+            	if [[ -e $state/ipm-from-user ]]; then echo "IPMFROM=0|/iris/mgr/user/"; else echo "IPMFROM=1|/iris/mgr/"; fi
+            fi
             if [[ $input == *'zpm "load '* ]]; then
             	echo "IRIS Terminal check: all 26 checks passed"
             fi
@@ -75,12 +78,21 @@ class InstallScriptTest {
     private Path checkout;
     private Path state;
     private Path bin;
+    /** where a run as root puts its copies (--safe-dir) */
+    private Path safe;
 
     @BeforeEach
     void instance() throws IOException {
         checkout = Files.createDirectories(tmp.resolve("checkout"));
         Files.copy(Path.of("install"), checkout.resolve("install"));
         Files.copy(Path.of("module.xml"), checkout.resolve("module.xml"));
+        for (String dir : List.of("cls/TerminalSetup", "cls/Terminal", "tests/cls/IRISTerminalTest")) {
+            Files.createDirectories(checkout.resolve(dir));
+        }
+        Files.copy(Path.of("cls/TerminalSetup/CodeDatabase.cls"), checkout.resolve("cls/TerminalSetup/CodeDatabase.cls"));
+        Files.copy(Path.of("cls/Terminal/Installer.cls"), checkout.resolve("cls/Terminal/Installer.cls"));
+        Files.copy(Path.of("tests/cls/IRISTerminalTest/AgentRun.cls"), checkout.resolve("tests/cls/IRISTerminalTest/AgentRun.cls"));
+        safe = tmp.resolve("safe");
         Files.createDirectories(checkout.resolve("target"));
         Files.writeString(checkout.resolve("target/iris-terminal-mcp-hosted.jar"), "not a jar: --no-build takes it as it is");
         state = Files.createDirectories(tmp.resolve("state"));
@@ -116,7 +128,7 @@ class InstallScriptTest {
     private Run install(String... options) throws Exception {
         List<String> command = new ArrayList<>(List.of("bash", checkout.resolve("install").toString(), "--no-build",
                 // named, so that a run as root copies nothing to /opt
-                "--jar-at", "/opt/iris-terminal-mcp/iris-terminal-mcp-hosted.jar"));
+                "--jar-at", "/opt/iris-terminal-mcp/iris-terminal-mcp-hosted.jar", "--safe-dir", safe.toString()));
         command.addAll(Arrays.asList(options));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("PATH", bin + ":/usr/bin:/bin");
@@ -155,6 +167,23 @@ class InstallScriptTest {
         assertEquals("%SYS", run.sessions().get(enable).namespace(), "IPM comes from %SYS, never from USER");
         Session loaded = run.sessions().get(load);
         assertEquals("TERMINALMCP", loaded.namespace());
+        if (root()) {
+            // hosted review round 5, R5-1 and round 4, R4-5: as root IPM loads a copy only root can change, which the
+            // instance's owner can read wherever the checkout lies
+            Path module = safe.resolve("module");
+            assertTrue(loaded.lines().contains("zpm \"load " + module + "/\""), loaded.lines());
+            assertTrue(run.sessions().get(home).lines().contains(module + "/cls/TerminalSetup/CodeDatabase.cls"));
+            for (String file : List.of("module.xml", "cls/TerminalSetup/CodeDatabase.cls", "cls/Terminal/Installer.cls",
+                    "tests/cls/IRISTerminalTest/AgentRun.cls", "target/iris-terminal-mcp-hosted.jar")) {
+                Path copy = module.resolve(file);
+                assertTrue(Files.isRegularFile(copy), copy + " was not copied");
+                assertEquals("root", Files.getOwner(copy).getName());
+                assertEquals("rw-r--r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(copy)), copy.toString());
+            }
+            assertEquals("rwxr-xr-x", PosixFilePermissions.toString(Files.getPosixFilePermissions(module.resolve("cls"))));
+        } else {
+            assertTrue(loaded.lines().contains("zpm \"load " + checkout + "/\""), loaded.lines());
+        }
         String records = loaded.lines().substring(0, loaded.lines().indexOf("zpm \"load "));
         assertTrue(records.contains("set ^%IRISTerminal(\"sessions\")=\"USER\""), "sessions start in USER: " + records);
         assertTrue(records.contains("set ^%IRISTerminal(\"jar\")=\"/opt/iris-terminal-mcp/iris-terminal-mcp-hosted.jar\""), records);
@@ -206,7 +235,7 @@ class InstallScriptTest {
      */
     @Test
     void asRootEverySessionRunsAsTheInstancesOwner() throws Exception {
-        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "needs root to switch users");
+        Assumptions.assumeTrue(root(), "needs root to switch users");
         Files.createFile(state.resolve("ipm").resolve("%SYS"));
         Path mgr = Files.createDirectories(state.resolve("install/mgr"));
         Files.setOwner(mgr, mgr.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
@@ -231,13 +260,31 @@ class InstallScriptTest {
     }
 
     @Test
-    void withoutIpmInSysNothingIsInstalledAndTheStepsArePrinted() throws Exception {
+    void withoutIpmInSysNothingIsMadeOrInstalledAndTheStepsArePrinted() throws Exception {
         Run run = install();
         assertEquals(0, run.exit(), run.out());
         assertEquals(-1, run.first("zpm \"load "), "nothing loaded");
+        assertEquals(-1, run.first(".Home("), "no namespace made (hosted review round 5, R5-3)");
         assertEquals(-1, run.first("enable -map"), "no IPM to map");
-        assertTrue(run.out().contains("IPM (ZPM) is not available in namespace TERMINALMCP of instance 'IRIS', and %SYS has none to map there"),
+        assertTrue(run.out().contains("Namespace TERMINALMCP does not exist in instance 'IRIS', and %SYS has no IPM to map there; nothing was made or installed"),
                 run.out());
-        assertTrue(run.out().contains("##class(TerminalSetup.CodeDatabase).Home(\"TERMINALMCP\")"), "the manual steps make it too: " + run.out());
+        assertTrue(run.out().contains("##class(TerminalSetup.CodeDatabase).Home(\"TERMINALMCP\")"), "the manual steps make it: " + run.out());
+    }
+
+    /** Hosted review round 5, R5-2: IPM is mapped only from %SYS's own database, never from one agents may write. */
+    @Test
+    void ipmThatSysTakesFromAnotherDatabaseIsNotMapped() throws Exception {
+        Files.createFile(state.resolve("ipm").resolve("%SYS"));
+        Files.createFile(state.resolve("ipm-from-user"));
+        Run run = install();
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(-1, run.first(".Home("), "nothing made");
+        assertEquals(-1, run.first("enable -map"), "nothing mapped");
+        assertEquals(-1, run.first("zpm \"load "), "nothing loaded");
+        assertTrue(run.out().contains("IPM in %SYS runs from /iris/mgr/user/, not from %SYS's own database"), run.out());
+    }
+
+    private static boolean root() {
+        return "root".equals(System.getProperty("user.name"));
     }
 }
