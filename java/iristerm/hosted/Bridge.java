@@ -1,6 +1,5 @@
 package iristerm.hosted;
 
-import java.nio.file.Path;
 import java.util.function.Function;
 
 import org.slf4j.LoggerFactory;
@@ -25,15 +24,9 @@ import tools.jackson.databind.node.ObjectNode;
  */
 public final class Bridge {
 
-    /** slf4j-simple's setting for its log file, which Terminal.Gateway.BridgeJVMArgs points into the data directory. */
-    static final String LOG_FILE_PROPERTY = "org.slf4j.simpleLogger.logFile";
-
     static {
-        // first of all in this JVM, before any logger opens the log file (from its start, erasing the last JVM's)
-        String log = System.getProperty(LOG_FILE_PROPERTY);
-        if (log != null && !log.isBlank() && !log.startsWith("System.")) {
-            DataDirectory.keepPreviousLog(Path.of(log));
-        }
+        // first of all in this JVM, before any logger would open the log file by name
+        DataDirectory.takeLog();
     }
 
     private static final Object LOCK = new Object();

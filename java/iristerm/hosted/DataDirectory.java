@@ -1,12 +1,16 @@
 package iristerm.hosted;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
@@ -162,28 +166,45 @@ public final class DataDirectory {
                 groupMay ? "" : "chmod g+wx " + parent + " (the JVM IRIS starts for a request runs in its group)");
     }
 
+    /** slf4j-simple's setting for its log file, which Terminal.Gateway.BridgeJVMArgs points into this directory. */
+    static final String LOG_FILE_PROPERTY = "org.slf4j.simpleLogger.logFile";
+
+    private static boolean logTaken;
+
     /**
-     * Keeps the last JVM's log as {@code <log>.1}: slf4j-simple opens its log file from the start, so every JVM (a
-     * Check's too, which is when an administrator looks) would erase the log of the one that served agents. The
-     * new file gets the directory's group and rw-rw---- (as {@link #prepare} makes it), so that a JVM of another OS
-     * user can write it. A symbolic link in its place, which an agent's process could plant (the directory is the
-     * group's), is removed, never followed. Where the log cannot be moved the JVM writes over it, as before.
+     * Opens the log file the JVM arguments name before any logger does, and hands it to slf4j-simple as System.err.
+     * By name, slf4j-simple would open it from its start, erasing the last JVM's log (a Check's JVM the one that
+     * served agents), and follow a symbolic link an agent's process planted there (the directory is the group's)
+     * at the moment it opens it, whoever this JVM runs as. So: the last log is kept as {@code <log>.1}; a link in
+     * its place is removed; the file is opened for appending and never through a link (O_NOFOLLOW), so nothing
+     * planted later reaches it; a new file gets the directory's group and rw-rw---- as {@link #prepare} makes it.
+     * Once per JVM; where the file cannot be opened so (its directory does not exist yet: the first JVM calls this
+     * again after {@link #prepare}), slf4j-simple opens it by name as before. Called first by the bridge's entry
+     * class, before anything logs.
      */
-    static void keepPreviousLog(Path log) {
+    static synchronized void takeLog() {
+        String name = System.getProperty(LOG_FILE_PROPERTY);
+        if (logTaken || name == null || name.isBlank() || name.startsWith("System.")) {
+            return;
+        }
+        Path log = Path.of(name);
         try {
             if (Files.isSymbolicLink(log)) {
                 Files.delete(log);
             } else if (Files.isRegularFile(log, LinkOption.NOFOLLOW_LINKS) && Files.size(log) > 0) {
                 Files.move(log, log.resolveSibling(log.getFileName() + ".1"), StandardCopyOption.REPLACE_EXISTING);
-            } else {
-                return;
             }
-            Files.createFile(log);
-            if (Files.getFileStore(log).supportsFileAttributeView("posix")) {
+            boolean created = !Files.exists(log, LinkOption.NOFOLLOW_LINKS);
+            OutputStream out = Files.newOutputStream(log, StandardOpenOption.CREATE, StandardOpenOption.APPEND,
+                    LinkOption.NOFOLLOW_LINKS);
+            if (created && Files.getFileStore(log).supportsFileAttributeView("posix")) {
                 shareLog(log, null);
             }
+            System.setErr(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setProperty(LOG_FILE_PROPERTY, "System.err");
+            logTaken = true;
         } catch (IOException | RuntimeException e) {
-            // nothing to log to yet; the log is overwritten, as it was before this was kept
+            // nothing to log to yet: slf4j-simple opens the file by name, as it did before this was kept
         }
     }
 

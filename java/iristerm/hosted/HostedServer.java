@@ -84,6 +84,8 @@ final class HostedServer implements AutoCloseable {
     static HostedServer start(HostedConfig config, IrisCalls iris, IrisPrivileges privileges) {
         // first: the log file, when the JVM arguments put it in the data directory, can only open once it exists
         DataDirectory.prepare(config.dataDir(), System.getProperty("user.name"));
+        // the first JVM: the log's directory exists only now
+        DataDirectory.takeLog();
         // No session output and no to_file files on disk: every agent's IRIS process (its session job included)
         // runs as the OS user and group this JVM writes as, and could read another user's (hosted review H-10).
         SessionManager sessions = new SessionManager(new SessionManager.Config(config.dataDir(), 8 << 20, 64,
