@@ -182,8 +182,9 @@ abstract class IrisScenarios {
         assertEquals(Boolean.TRUE, capped.get("truncated"), capped::toString);
         assertEquals(1, ((List<?>) capped.get("rows")).size());
 
-        String bad = error(client, "iris_sql", "query", "SELECT * FROM No.Such.Table");
-        assertTrue(bad.contains("SQLCODE -30"), bad);
+        // names nothing: run by an administrator (LiveIrisIT), a table name could resolve to one an agent defined
+        String bad = error(client, "iris_sql", "query", "SELECT * FROM");
+        assertTrue(bad.contains("SQLCODE -"), bad);
     }
 
     @Test

@@ -608,7 +608,7 @@ class InstallerSourceTest {
         assertTrue(jar.contains("install -o 0 -g 0 -m 644 <checkout>/target/\"_name_\" ") && jar.contains("never the copy at \"_jar_\""), jar);
         assertTrue(jar.contains("(SHA-256 \"_..FileSHA256(jar)_\""), jar);
         assertTrue(script.contains("pre_load+=\"set ^%IRISTerminal(\\\"jar\\\")=$(os_string \"$at\")\"$'\\n'"), script);
-        assertTrue(script.contains("$pre_load\nzpm $(os_string \"load $repo_dir/\"):1:0") && script.contains("$pre_load\nzpm $(os_string \"$command\"):1:0"),
+        assertTrue(script.contains("$pre_load\nzpm $(os_string \"load $module_dir/\"):1:0") && script.contains("$pre_load\nzpm $(os_string \"$command\"):1:0"),
                 "both the install and the live verdict name it to the installer before the load");
         // review of the fixes (F2, F3): the endpoint stays off, and Check starts no JVM, while the jar is not root's alone
         assertTrue(method(installer, "Refusal").contains("Set:$List(verdict, 1) verdict = ..JarVerdict(gw)"));
