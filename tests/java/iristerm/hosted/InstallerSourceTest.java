@@ -222,7 +222,7 @@ class InstallerSourceTest {
     void theTemporaryUserIsAlwaysDeleted() {
         String installer = read(INSTALLER);
         String mcp = method(installer, "McpVerdict");
-        int made = at(mcp, "..TemporaryUser(pNamespace, .password)");
+        int made = at(mcp, "..TemporaryUser(pSessions, .password)");
         int caught = at(mcp, "} Catch ex {\n\t\tSet verdict = ");
         int ended = at(mcp, "Do ..EndJobOf(pid, user)");
         int dropped = at(mcp, "..DropTemporaryUsers(1)");
@@ -261,7 +261,11 @@ class InstallerSourceTest {
         String installer = read(INSTALLER);
         String mcp = method(installer, "McpVerdict");
         int list = at(mcp, "\"session_list\", {})");
-        int open = at(mcp, "\"session_open\", {\"kind\":\"iris\"");
+        int open = at(mcp, "\"session_open\", {\"kind\":\"iris\", \"name\":\"Terminal.Installer.Check\"})");
+        // hosted review round 5, R5-6: opened as an agent opens one, naming no namespace, it must start where agents' do
+        assertTrue(mcp.contains("If $ZConvert(opened.structuredContent.namespace, \"U\") '= pSessions {"), mcp);
+        assertTrue(method(installer, "Check").contains("Set sessions = $ZConvert($Get(^%IRISTerminal(\"sessions\"), ns), \"U\")")
+                && method(installer, "Check").contains("..McpVerdict(app, sessions, "), "the temporary user gets the sessions' namespace's roles");
         int run = at(mcp, "\"iris_execute\", {\"session\":(id), \"code\":(\"write $roles,\"\"|\"\",$job\")}");
         int close = at(mcp, "\"session_close\", {\"session\":(id)})");
         int delete = at(mcp, "..Rpc(\"DELETE\"");
