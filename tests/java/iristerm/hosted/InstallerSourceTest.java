@@ -517,7 +517,7 @@ class InstallerSourceTest {
         assertTrue(at(enable, "Set refusal = ..Refusal($Select(ns '= \"\": ns, 1: $Namespace))") < at(enable, "Quit ..SetEnabled(app, 1)"), enable);
         // review of the fixes: created off (F6), the records gate first (F4), an administrator's Disable kept (F5)
         assertTrue(method(installer, "EnsureApp").contains("Set props(\"Enabled\") = 0"));
-        assertTrue(at(install, "Set records = ..RecordsVerdict()") < at(install, "If pJarPath '= \"\""));
+        assertTrue(at(install, "Set records = ..RecordsVerdict()") < at(install, "If (pJarPath '= \"\") && ((kept = \"\") || (kept = pJarPath)) {"));
         assertTrue(at(install, "If $Data(^%IRISTerminal(\"disabled\", app)) {") < on, "Install leaves an endpoint Disable() switched off");
         assertTrue(method(installer, "Disable").contains("Set:$$$ISOK(sc) ^%IRISTerminal(\"disabled\", app) = ") && enable.contains("Kill ^%IRISTerminal(\"disabled\", app)"));
     }
