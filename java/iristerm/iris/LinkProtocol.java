@@ -41,8 +41,8 @@ public final class LinkProtocol {
     public static final List<String> INBOUND = List.of(EXECUTE, ANSWER, QUERY, END);
 
     /** the hello's fields Java reads */
-    public static final List<String> HELLO_FIELDS = List.of("ticket", "pid", "mark", "refused", "namespace",
-            "instance");
+    public static final List<String> HELLO_FIELDS = List.of("ticket", "pid", "user", "roles", "mark", "refused",
+            "namespace", "iris", "instance");
     /** the marks' fields Java reads ("e" and, per event, what IrisEngine follows) */
     public static final List<String> MARK_FIELDS = List.of("e", "n", "ns", "tl", "ms", "error", "r", "timeout",
             "result");
