@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * Every session of this server: who owns it, how many each owner may have, when idle ones close,
@@ -26,6 +27,9 @@ import java.util.function.Function;
 public final class SessionManager implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SessionManager.class);
     private static final String ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
+    /** a marker as {@link Session} makes it */
+    private static final Pattern MARKER = Pattern.compile(
+            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
     /** output pushed to a client is gathered for this long, then sent as one notification */
     private static final long NOTIFY_COALESCE_MILLIS = 50;
     private static final int NOTIFY_MAX_BYTES = 16 * 1024;
@@ -161,7 +165,9 @@ public final class SessionManager implements AutoCloseable {
                         ? store.openTranscript(s.meta().id(), config.maxTranscriptBytes(), disk) : null);
                 sessions.put(s.meta().id(), Session.ended(s.meta(), log, s.exitCode(), s.signal(), ended));
                 persistent.add(s.meta().id());
-                if (s.marker() != null) {
+                // only what Session makes (a UUID): in hosted mode agents may write these files, and a marker is
+                // what the start's end of orphans signals processes by
+                if (s.marker() != null && MARKER.matcher(s.marker()).matches()) {
                     markers.put(s.meta().id(), s.marker());
                     if (!s.serverAlive()) {
                         orphanMarkers.add(s.marker());

@@ -59,4 +59,20 @@ class SessionStoreTest {
         assertThrows(IllegalArgumentException.class, () -> store.delete("../outside"));
         assertThrows(IllegalArgumentException.class, () -> store.transcript(outside.toString()));
     }
+
+    /** Hosted review round 5, R5-9: a planted marker that is not one Session makes (a UUID) ends nothing. */
+    @Test
+    void onlyMarkersSessionsMakeAreTakenForOrphans() throws Exception {
+        Path data = dir.resolve("marked");
+        Files.createDirectories(data.resolve("sessions"));
+        String uuid = java.util.UUID.randomUUID().toString();
+        for (String[] planted : new String[][] {{"keptone", uuid}, {"plantedx", "PATH"}, {"plantedy", ""}}) {
+            Path entry = Files.createDirectories(data.resolve("sessions").resolve(planted[0]));
+            Files.writeString(entry.resolve("meta.json"), "{\"meta\":{\"id\":\"" + planted[0] + "\",\"kind\":\"process\","
+                    + "\"name\":\"n\",\"owner\":\"o\",\"created\":1},\"pid\":1,\"endedAt\":1,\"marker\":\"" + planted[1] + "\"}");
+        }
+        try (SessionManager m = new SessionManager(new SessionManager.Config(data, 4096, 4, Duration.ofHours(1), 10, 100))) {
+            assertEquals(List.of(uuid), m.orphanMarkers());
+        }
+    }
 }
