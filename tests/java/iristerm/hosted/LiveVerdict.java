@@ -73,7 +73,8 @@ public final class LiveVerdict {
                 System.err.println("live web checks: set IRIS_TERMINAL_AGENT_USER and IRIS_TERMINAL_AGENT_PASSWORD (./install --live-test does)");
                 System.exit(2);
             }
-            for (String line : new WebChecks(URI.create(args[1].replaceAll("/+$", "") + "/terminal-mcp/mcp"), user, password).run()) {
+            for (String line : new WebChecks(URI.create(args[1].replaceAll("/+$", "") + "/terminal-mcp/mcp"), user, password,
+                    env.getOrDefault("IRIS_TERMINAL_JAR", "")).run()) {
                 System.out.println(line);
             }
         } else {
@@ -168,9 +169,12 @@ public final class LiveVerdict {
         private final String auth;
         private String session;
         private int id;
+        private final String jar;
 
-        WebChecks(URI url, String user, String password) {
+        /** @param jar the path of the jar the bridge's server runs ("": not known, its check is not run) */
+        WebChecks(URI url, String user, String password, String jar) {
             this.url = url;
+            this.jar = jar;
             this.auth = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         }
 
@@ -189,7 +193,7 @@ public final class LiveVerdict {
                 notifyInitialized();
                 a = tool("session_open", Map.of("kind", "iris", "name", "live-test")).path("session").asString();
             } catch (Exception e) {
-                for (String check : List.of("LC-JOBROLES", "LC-DBFILE", "LC-LINK", "LC-INT")) {
+                for (String check : List.of("LC-JOBROLES", "LC-DBFILE", "LC-JAR", "LC-LINK", "LC-INT")) {
                     out.add(new Result(check, true, "FAIL", "no iris session through " + url + ": " + e.getMessage()).line());
                 }
                 out.add(new Result("LC-KILL", false, "not-run", "no iris session through " + url).line());
@@ -210,6 +214,15 @@ public final class LiveVerdict {
                 return new Result("LC-DBFILE", true, o.startsWith("0|") ? "ok" : "FAIL", o.startsWith("0|")
                         ? "the agent's session could not open " + o.substring(2) + " for reading"
                         : "the agent's session opened a database file for reading (or answered otherwise): " + o);
+            }));
+            // the jar the bridge runs must be out of an agent's reach (hosted review round 5, R5-12): opening it for
+            // appending, which writes nothing, must fail
+            out.add(jar.isEmpty() ? new Result("LC-JAR", true, "not-run", "the jar's path was not given").line() : check("LC-JAR", true, () -> {
+                String o = execute(a, "set f=\"" + jar.replace("\"", "\"\"") + "\" if '##class(%File).Exists(f) { write \"missing\" } "
+                        + "else { open f:(\"WA\"):1 set t=$test close:t f write t }", 30_000).path("output").asString().strip();
+                return new Result("LC-JAR", true, o.equals("0") ? "ok" : "FAIL", o.equals("0")
+                        ? "the agent's session could not open " + jar + " for writing"
+                        : o.equals("missing") ? jar + " is not there" : "the agent's session opened " + jar + " for writing: any agent can replace the bridge");
             }));
             out.add("#marker\t" + nonce);
             out.add(check("LC-LINK", true, () -> {
