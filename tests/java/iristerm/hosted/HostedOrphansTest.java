@@ -43,7 +43,8 @@ class HostedOrphansTest {
 
     @Test
     void aStartEndsWhatAKilledBridgesSessionsLeftRunning() throws Exception {
-        String marker = "hosted-orphan-" + ProcessHandle.current().pid();
+        // a marker as a session makes it (a UUID): only such markers are taken from the records
+        String marker = java.util.UUID.randomUUID().toString();
         // a session's process as a bridge started it: it carries the session's marker in its environment
         ProcessBuilder sleeper = new ProcessBuilder("sleep", "600");
         sleeper.environment().put("IRIS_TERMINAL_SESSION", marker);

@@ -137,6 +137,9 @@ class SessionLinkRulesTest {
         String engine = code("Engine.cls");
         String rstr = engine.substring(engine.indexOf("\nrstr("), engine.indexOf("\nrchr("));
         assertTrue(rstr.contains("Set $Key = $Select('$Get(^||Terminal.Engine(\"got\")): \"\", (+$Get(len)>0)&&($Length(v)>=+$Get(len)): \"\", 1: $Char(13))"), rstr);
+        // engine review round 5 (R5-2): READ *x too, the character read, "" after a timeout
+        String rchr = engine.substring(engine.indexOf("\nrchr("), engine.indexOf("\n", engine.indexOf("\nrchr(") + 1));
+        assertTrue(rchr.contains("Set $Key = $Select('$Get(^||Terminal.Engine(\"got\"))||(v<0): \"\", 1: $Char(v))"), rchr);
     }
 
     @Test
