@@ -169,42 +169,50 @@ public final class DataDirectory {
     /** slf4j-simple's setting for its log file, which Terminal.Gateway.BridgeJVMArgs points into this directory. */
     static final String LOG_FILE_PROPERTY = "org.slf4j.simpleLogger.logFile";
 
+    /** the log file the JVM arguments named, once {@link #takeLog} has taken it from slf4j-simple */
+    private static Path logFile;
     private static boolean logTaken;
 
     /**
-     * Opens the log file the JVM arguments name before any logger does, and hands it to slf4j-simple as System.err.
-     * By name, slf4j-simple would open it from its start, erasing the last JVM's log (a Check's JVM the one that
-     * served agents), and follow a symbolic link an agent's process planted there (the directory is the group's)
-     * at the moment it opens it, whoever this JVM runs as. So: the last log is kept as {@code <log>.1}; a link in
-     * its place is removed; the file is opened for appending and never through a link (O_NOFOLLOW), so nothing
-     * planted later reaches it; a new file gets the directory's group and rw-rw---- as {@link #prepare} makes it.
-     * Once per JVM; where the file cannot be opened so (its directory does not exist yet: the first JVM calls this
-     * again after {@link #prepare}), slf4j-simple opens it by name as before. Called first by the bridge's entry
-     * class, before anything logs.
+     * Takes the log file the JVM arguments name away from slf4j-simple before any logger exists, and opens it
+     * itself. By name, slf4j-simple would open it from its start, erasing the last JVM's log (a Check's JVM the one
+     * that served agents), and follow a symbolic link an agent's process planted there (the directory is the
+     * group's) whoever this JVM runs as. So at the first call slf4j-simple is pointed at System.err for good, and
+     * the file is opened here: the last log kept as {@code <log>.1}, a link in its place removed, the file opened
+     * for appending and never through a link (O_NOFOLLOW), so nothing planted later reaches it, and a new file
+     * given the directory's group and rw-rw---- as {@link #prepare} makes it; System.err then writes to it. Where it
+     * cannot be opened so (its directory does not exist yet: the first JVM calls this again after {@link #prepare};
+     * or something else is in its place), the log goes to the JVM's standard error as it was. Called first by the
+     * bridge's entry class, before anything logs.
      */
     static synchronized void takeLog() {
-        String name = System.getProperty(LOG_FILE_PROPERTY);
-        if (logTaken || name == null || name.isBlank() || name.startsWith("System.")) {
+        if (logTaken) {
             return;
         }
-        Path log = Path.of(name);
-        try {
-            if (Files.isSymbolicLink(log)) {
-                Files.delete(log);
-            } else if (Files.isRegularFile(log, LinkOption.NOFOLLOW_LINKS) && Files.size(log) > 0) {
-                Files.move(log, log.resolveSibling(log.getFileName() + ".1"), StandardCopyOption.REPLACE_EXISTING);
+        if (logFile == null) {
+            String name = System.getProperty(LOG_FILE_PROPERTY);
+            if (name == null || name.isBlank() || name.startsWith("System.")) {
+                return;
             }
-            boolean created = !Files.exists(log, LinkOption.NOFOLLOW_LINKS);
-            OutputStream out = Files.newOutputStream(log, StandardOpenOption.CREATE, StandardOpenOption.APPEND,
+            logFile = Path.of(name);
+            System.setProperty(LOG_FILE_PROPERTY, "System.err");
+        }
+        try {
+            if (Files.isSymbolicLink(logFile)) {
+                Files.delete(logFile);
+            } else if (Files.isRegularFile(logFile, LinkOption.NOFOLLOW_LINKS) && Files.size(logFile) > 0) {
+                Files.move(logFile, logFile.resolveSibling(logFile.getFileName() + ".1"), StandardCopyOption.REPLACE_EXISTING);
+            }
+            boolean created = !Files.exists(logFile, LinkOption.NOFOLLOW_LINKS);
+            OutputStream out = Files.newOutputStream(logFile, StandardOpenOption.CREATE, StandardOpenOption.APPEND,
                     LinkOption.NOFOLLOW_LINKS);
-            if (created && Files.getFileStore(log).supportsFileAttributeView("posix")) {
-                shareLog(log, null);
+            if (created && Files.getFileStore(logFile).supportsFileAttributeView("posix")) {
+                shareLog(logFile, null);
             }
             System.setErr(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setProperty(LOG_FILE_PROPERTY, "System.err");
             logTaken = true;
         } catch (IOException | RuntimeException e) {
-            // nothing to log to yet: slf4j-simple opens the file by name, as it did before this was kept
+            // nothing to log to yet: the log stays on the JVM's standard error
         }
     }
 

@@ -7,8 +7,12 @@ import tools.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -76,7 +80,12 @@ public final class SessionStore {
         if (id == null || !ID.matcher(id).matches()) {
             throw new IllegalArgumentException("not a session id: " + id);
         }
-        return root.resolve(id);
+        Path dir = root.resolve(id);
+        // nor through a link in its place (hosted mode: agents' processes may write the store's directory)
+        if (Files.isSymbolicLink(dir)) {
+            throw new IllegalArgumentException("session directory " + dir + " is a symbolic link");
+        }
+        return dir;
     }
 
     /**
@@ -115,6 +124,10 @@ public final class SessionStore {
         List<Stored> out = new ArrayList<>();
         try (Stream<Path> dirs = Files.list(root)) {
             for (Path dir : (Iterable<Path>) dirs::iterator) {
+                if (Files.isSymbolicLink(dir)) {
+                    LOG.warn("{} skipped: a symbolic link, not a session's directory", dir);
+                    continue;
+                }
                 Path meta = dir.resolve(META);
                 if (Files.isRegularFile(meta)) {
                     try {
@@ -147,8 +160,28 @@ public final class SessionStore {
         }
     }
 
+    /**
+     * Deletes the session's directory and the files in it. Where the platform can, relative to the store's own
+     * directory and without following a link that replaced the session's directory after {@link #dir} looked.
+     */
     public void delete(String id) {
         Path dir = dir(id);
+        try (DirectoryStream<Path> sessions = Files.newDirectoryStream(root)) {
+            if (sessions instanceof SecureDirectoryStream<Path> secure) {
+                Path name = dir.getFileName();
+                try (SecureDirectoryStream<Path> files = secure.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+                    for (Path f : files) {
+                        files.deleteFile(f.getFileName());
+                    }
+                }
+                secure.deleteDirectory(name);
+                return;
+            }
+        } catch (NoSuchFileException gone) {
+            return;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + dir, e);
+        }
         try (Stream<Path> files = Files.list(dir)) {
             for (Path f : (Iterable<Path>) files::iterator) {
                 Files.deleteIfExists(f);

@@ -54,6 +54,13 @@ class HostedLogIT {
         runBridge(dataDir, logFile);
         assertEquals("not the bridge's\n", Files.readString(elsewhere));
         assertFalse(Files.isSymbolicLink(logFile));
+
+        // something it cannot open in its place (hosted review round 6, R6-3): the log goes to the JVM's standard
+        // error, never to the file by name later (which would follow a link swapped in meanwhile)
+        Files.delete(logFile);
+        Files.createDirectory(logFile);
+        String stderr = runBridge(dataDir, logFile);
+        assertTrue(stderr.contains("could not ask IRIS who is calling"), "the log went to standard error: " + stderr);
     }
 
     /** One bridge request in a fresh JVM, as IRIS starts it for a request; answers what the JVM printed. */

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -81,6 +82,30 @@ class InstallScriptTest {
     /** where a run as root puts its copies (--safe-dir) */
     private Path safe;
 
+    @AfterEach
+    void removeSafeCopies() throws IOException {
+        if (safe != null && !safe.startsWith(tmp) && Files.exists(safe)) {
+            try (var all = Files.walk(safe)) {
+                for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    /** Hosted review round 6, R6-9: root writes nowhere another user could change what it wrote. */
+    @Test
+    void asRootASafeDirectoryOthersMayWriteIsRefused() throws Exception {
+        Assumptions.assumeTrue(root(), "the rule is root's");
+        Files.createFile(state.resolve("ipm").resolve("%SYS"));
+        Path open = Files.createDirectories(tmp.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Run run = installWith(List.of("--safe-dir", open.resolve("copies").toString()));
+        assertEquals(1, run.exit(), run.out());
+        assertTrue(run.out().contains("is not root's alone") && run.out().contains(open.toString()), run.out());
+        assertFalse(Files.exists(open.resolve("copies")), "nothing was written there");
+    }
+
     @BeforeEach
     void instance() throws IOException {
         checkout = Files.createDirectories(tmp.resolve("checkout"));
@@ -92,7 +117,10 @@ class InstallScriptTest {
         Files.copy(Path.of("cls/TerminalSetup/CodeDatabase.cls"), checkout.resolve("cls/TerminalSetup/CodeDatabase.cls"));
         Files.copy(Path.of("cls/Terminal/Installer.cls"), checkout.resolve("cls/Terminal/Installer.cls"));
         Files.copy(Path.of("tests/cls/IRISTerminalTest/AgentRun.cls"), checkout.resolve("tests/cls/IRISTerminalTest/AgentRun.cls"));
-        safe = tmp.resolve("safe");
+        // run as root the script copies there and requires it, and every directory above it, to be root's alone
+        // (as Check's line 'bridge jar' does): not under /tmp, which everyone may write
+        safe = root() ? Files.createTempDirectory(Path.of(System.getProperty("user.home")), "iris-terminal-mcp-safe-")
+                : tmp.resolve("safe");
         Files.createDirectories(checkout.resolve("target"));
         Files.writeString(checkout.resolve("target/iris-terminal-mcp-hosted.jar"), "not a jar: --no-build takes it as it is");
         state = Files.createDirectories(tmp.resolve("state"));
@@ -126,10 +154,16 @@ class InstallScriptTest {
     private String homeRefusal;
 
     private Run install(String... options) throws Exception {
+        List<String> all = new ArrayList<>(List.of("--safe-dir", safe.toString()));
+        all.addAll(Arrays.asList(options));
+        return installWith(all);
+    }
+
+    private Run installWith(List<String> options) throws Exception {
         List<String> command = new ArrayList<>(List.of("bash", checkout.resolve("install").toString(), "--no-build",
                 // named, so that a run as root copies nothing to /opt
-                "--jar-at", "/opt/iris-terminal-mcp/iris-terminal-mcp-hosted.jar", "--safe-dir", safe.toString()));
-        command.addAll(Arrays.asList(options));
+                "--jar-at", "/opt/iris-terminal-mcp/iris-terminal-mcp-hosted.jar"));
+        command.addAll(options);
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("PATH", bin + ":/usr/bin:/bin");
         pb.environment().put("FAKE_IRIS_STATE", state.toString());

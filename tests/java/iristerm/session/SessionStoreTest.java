@@ -49,13 +49,21 @@ class SessionStoreTest {
             Files.writeString(entry.resolve("meta.json"), "{\"meta\":{\"id\":\"" + planted[1].replace("\\", "\\\\")
                     + "\",\"kind\":\"process\",\"name\":\"n\",\"owner\":\"o\",\"created\":0},\"pid\":1,\"endedAt\":1}");
         }
+        // a session directory that is a link to another place, with a record that names it (hosted review round 6, R6-2)
+        Path target = Files.createDirectories(dir.resolve("target"));
+        Files.writeString(target.resolve("keep"), "keep");
+        Files.writeString(target.resolve("meta.json"), "{\"meta\":{\"id\":\"linked\",\"kind\":\"process\",\"name\":\"n\","
+                + "\"owner\":\"o\",\"created\":0},\"pid\":1,\"endedAt\":1}");
+        Files.createSymbolicLink(dir.resolve("data/sessions/linked"), target);
         assertEquals(List.of(), store.loadAll(), "no planted entry is loaded");
+        assertThrows(IllegalArgumentException.class, () -> store.delete("linked"));
         // a history of none: every earlier session beyond it is deleted, which must not reach outside
         try (SessionManager m = new SessionManager(new SessionManager.Config(dir.resolve("data"), 4096, 4,
                 Duration.ofHours(1), 0, 100))) {
             assertEquals(0, m.list("o").size());
         }
         assertTrue(Files.exists(outside.resolve("precious")), "nothing outside the store was deleted");
+        assertTrue(Files.exists(target.resolve("keep")) && Files.exists(target.resolve("meta.json")), "nothing through a link either");
         assertThrows(IllegalArgumentException.class, () -> store.delete("../outside"));
         assertThrows(IllegalArgumentException.class, () -> store.transcript(outside.toString()));
     }
