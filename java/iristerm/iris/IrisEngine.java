@@ -161,6 +161,12 @@ public final class IrisEngine implements Engine {
         }
     }
 
+    /** Hosted (an owner to compare): Terminal.Session.Signal acts on the caller's own jobs only. */
+    @Override
+    public boolean ownerOnlySignals() {
+        return owner != null;
+    }
+
     public int tlevel() {
         synchronized (lock) {
             return tlevel;

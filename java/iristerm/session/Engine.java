@@ -90,6 +90,14 @@ public interface Engine {
     }
 
     /**
+     * Whether only the session's owner can interrupt or end what runs in it: an IRIS-hosted iris session's job, which
+     * IRIS lets only its own user signal. An administrator's view then does not offer to.
+     */
+    default boolean ownerOnlySignals() {
+        return false;
+    }
+
+    /**
      * Ends the engine and what its process started: politely, then by force after {@code graceMillis}.
      * Blocks at most that long (plus a bound).
      */

@@ -108,13 +108,19 @@ public final class UiApi {
 
     /**
      * Interrupt (INT) or Close: on the viewer's own session through the tools, as its agent would; on another
-     * owner's (an administrator, who IRIS also lets act on it) through the same session calls the tools make.
+     * owner's (an administrator's view) through the same session calls the tools make, except where only the owner
+     * can signal what runs in it (a hosted iris session: IRIS lets a user signal only its own jobs).
      */
     Reply act(Viewer viewer, String id, String action) {
         if (!action.equals("interrupt") && !action.equals("close")) {
             return error(404, "no action '" + action + "' here; the actions are interrupt and close");
         }
         Session other = othersSession(viewer, id);
+        if (other != null && other.engine().ownerOnlySignals()) {
+            return error(409, "only " + other.meta().owner() + " can " + action + " session " + id + ": IRIS lets a user "
+                    + "signal only its own jobs; an administrator ends one in the Management Portal (System Operation > "
+                    + "Processes, job " + other.pid() + ")");
+        }
         if (other != null) {
             try {
                 if (action.equals("interrupt")) {

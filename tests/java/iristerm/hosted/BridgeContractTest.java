@@ -164,6 +164,14 @@ class BridgeContractTest {
         assertTrue(body.find(), "Terminal.Gateway must have BridgeJVMArgs()");
         assertTrue(body.group(1).contains("..Property(\"" + HostedConfig.DATA_DIR_PROPERTY + "\","), body.group(1));
         assertTrue(body.group(1).contains("..Property(\"org.slf4j.simpleLogger.logFile\","), body.group(1));
+        // hosted review round 7 (H7-1): nothing attaches to the bridge's JVM, and Check requires it
+        assertTrue(body.group(1).contains("_..#NOATTACH") && gateway.contains("Parameter NOATTACH = \"-XX:+DisableAttachMechanism\";"), body.group(1));
+        String installer = Files.readString(CLS.resolve("Installer.cls"));
+        assertTrue(installer.contains("Quit:'$ListFind(##class(Terminal.Gateway).SplitJVMArgs(pGateway.jvmArgs), noAttach) $ListBuild(0,"), "Check's server definition line");
+        // engine review round 7 (E7-2): the audit record's size is counted in UTF-8 and as IRIS keeps the text
+        String audit = Files.readString(CLS.resolve("Audit.cls"));
+        assertTrue(audit.contains("kept = $Length(data) * $Select($ZIsWide(data): 2, 1: 1)")
+                && audit.contains("Throw:(bytes>..#MAXDATA)||(kept>..#MAXDATA)"), "both sizes are held to the record's");
     }
 
     /**

@@ -721,7 +721,13 @@ class BridgeTest {
                 Map.of("Origin", "https://elsewhere.example.com", "Host", "iris.example.com")).status(),
                 "a POST from another page is refused");
         assertEquals(200, ui("carol", "GET", "/ui/api/sessions/" + alices + "/output", "from=0", Map.of()).status());
-        Answer closed = ui("carol", "POST", "/ui/api/sessions/" + alices + "/close", "", PAGE);
+        // engine review round 6 (E6-3): IRIS lets a user signal only its own jobs, so an administrator's view does not
+        // pretend to interrupt or end another user's iris session
+        Answer refused = ui("carol", "POST", "/ui/api/sessions/" + alices + "/close", "", PAGE);
+        assertEquals(409, refused.status(), refused.body());
+        assertTrue(refused.body().contains("only alice can close"), refused.body());
+        assertEquals(409, ui("carol", "POST", "/ui/api/sessions/" + alices + "/interrupt", "", PAGE).status());
+        Answer closed = ui("alice", "POST", "/ui/api/sessions/" + alices + "/close", "", PAGE);
         assertEquals(200, closed.status(), closed.body());
         assertTrue(listed("alice").contains(alices), "a closed session stays listed, as ended");
         Answer ownClose = ui("bob", "POST", "/ui/api/sessions/" + bobs + "/close", "", PAGE);

@@ -146,6 +146,7 @@ class LiveReportTest {
                         : code.startsWith("for i=1:1:100") ? "{\"status\":\"ok\",\"output\":\"0\"}"
                         : code.startsWith("set f=##class(%File)") ? "{\"status\":\"ok\",\"output\":\"" + dbFile + "|/iris/mgr/iristerminalcode/IRIS.DAT\"}"
                         : code.startsWith("set f=\"/opt/") ? "{\"status\":\"ok\",\"output\":\"" + dbFile + "\"}"
+                        : code.startsWith("set ok=0 try {") ? "{\"status\":\"ok\",\"output\":\"" + dbFile + "\"}"
                         : "{\"status\":\"running\",\"output\":\"\"}";
             };
         };
@@ -155,12 +156,13 @@ class LiveReportTest {
     void theWebChecksPassAgainstAnEndpointThatBehavesAndSayWhatFailed() throws Exception {
         List<String> auth = new ArrayList<>();
         List<String> lines = webChecks(behaving("IRISTerminal_Agent,%DB_USER"), auth);
-        for (String id : List.of("LC-JOBROLES", "LC-DBFILE", "LC-JAR", "LC-LINK", "LC-INT", "LC-KILL", "LC-THREADS")) {
+        for (String id : List.of("LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-JAR", "LC-LINK", "LC-INT", "LC-KILL", "LC-THREADS")) {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith(id + "\t") && l.contains("\tok\t")), id + ": " + lines);
         }
         List<String> open = webChecks(behaving("IRISTerminal_Agent,%DB_USER", 1), new ArrayList<>());
         assertTrue(open.stream().anyMatch(l -> l.startsWith("LC-DBFILE\t1\tFAIL\t") && l.contains("opened a database file")), open.toString());
         assertTrue(open.stream().anyMatch(l -> l.startsWith("LC-JAR\t1\tFAIL\t") && l.contains("any agent can replace the bridge")), open.toString());
+        assertTrue(open.stream().anyMatch(l -> l.startsWith("LC-PYOS\t1\tFAIL\t") && l.contains("system calls")), open.toString());
         assertTrue(lines.stream().anyMatch(l -> l.matches("#marker\t[0-9a-f]{12}")), lines.toString());
         assertTrue(lines.contains("#linkloss-pid\t421"), lines.toString());
         assertEquals("Basic " + Base64.getEncoder().encodeToString("agent:pw".getBytes(StandardCharsets.UTF_8)), auth.get(0));
@@ -169,7 +171,7 @@ class LiveReportTest {
         assertTrue(kept.stream().anyMatch(l -> l.startsWith("LC-JOBROLES\t1\tFAIL\t") && l.contains("IRISTerminal_Bridge")), kept.toString());
 
         List<String> refused = webChecks(params -> "HTTP 503 the bridge is not running", new ArrayList<>());
-        for (String id : List.of("LC-JOBROLES", "LC-DBFILE", "LC-JAR", "LC-LINK", "LC-INT")) {
+        for (String id : List.of("LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-JAR", "LC-LINK", "LC-INT")) {
             assertTrue(refused.stream().anyMatch(l -> l.startsWith(id + "\t1\tFAIL\t") && l.contains("503")), id + ": " + refused);
         }
         assertTrue(refused.stream().anyMatch(l -> l.startsWith("LC-KILL\t0\tnot-run\t")), refused.toString());
@@ -194,7 +196,7 @@ class LiveReportTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.exitValue(), out);
         List<String> steps = out.lines().filter(l -> l.startsWith("step ")).toList();
-        List<String> ids = List.of("BUILD", "INSTALL", "LC-ROLES", "LC-CODE", "AGENT-USER", "LC-JOBROLES", "LC-DBFILE", "LC-JAR", "LC-LINK", "LC-INT", "LC-KILL",
+        List<String> ids = List.of("BUILD", "INSTALL", "LC-ROLES", "LC-CODE", "AGENT-USER", "LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-JAR", "LC-LINK", "LC-INT", "LC-KILL",
                 "LC-THREADS", "LC-AUDIT", "LC-LINKLOSS", "UNIT-ADMIN", "LC-REDIRECT", "LC-LONGLINE", "UNIT-AGENT", "LIVE-IT", "CLEANUP", "REPORT");
         assertEquals(ids.size(), steps.size(), out);
         for (int i = 0; i < ids.size(); i++) {

@@ -193,7 +193,7 @@ public final class LiveVerdict {
                 notifyInitialized();
                 a = tool("session_open", Map.of("kind", "iris", "name", "live-test")).path("session").asString();
             } catch (Exception e) {
-                for (String check : List.of("LC-JOBROLES", "LC-DBFILE", "LC-JAR", "LC-LINK", "LC-INT")) {
+                for (String check : List.of("LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-JAR", "LC-LINK", "LC-INT")) {
                     out.add(new Result(check, true, "FAIL", "no iris session through " + url + ": " + e.getMessage()).line());
                 }
                 out.add(new Result("LC-KILL", false, "not-run", "no iris session through " + url).line());
@@ -214,6 +214,15 @@ public final class LiveVerdict {
                 return new Result("LC-DBFILE", true, o.startsWith("0|") ? "ok" : "FAIL", o.startsWith("0|")
                         ? "the agent's session could not open " + o.substring(2) + " for reading"
                         : "the agent's session opened a database file for reading (or answered otherwise): " + o);
+            }));
+            // Embedded Python gives its caller the OS's system calls as the IRIS OS user, past every check of IRIS's
+            // (hosted review round 7, H7-1): an agent must not be able to import os
+            out.add(check("LC-PYOS", true, () -> {
+                String o = execute(a, "set ok=0 try { set os=##class(%SYS.Python).Import(\"os\") set ok=1 } catch { } write ok",
+                        30_000).path("output").asString().strip();
+                return new Result("LC-PYOS", true, o.equals("0") ? "ok" : "FAIL", o.equals("0")
+                        ? "the agent's session could not import Python's os"
+                        : "the agent's session imported Python's os (answered " + o + "): its code makes system calls as the IRIS OS user");
             }));
             // the jar the bridge runs must be out of an agent's reach (hosted review round 5, R5-12): opening it for
             // appending, which writes nothing, must fail
