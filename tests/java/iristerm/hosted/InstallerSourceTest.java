@@ -263,7 +263,7 @@ class InstallerSourceTest {
         int list = at(mcp, "\"session_list\", {})");
         int open = at(mcp, "\"session_open\", {\"kind\":\"iris\", \"name\":\"Terminal.Installer.Check\"})");
         // hosted review round 5, R5-6: opened as an agent opens one, naming no namespace, it must start where agents' do
-        assertTrue(mcp.contains("If $ZConvert(opened.structuredContent.namespace, \"U\") '= pSessions {"), mcp);
+        assertTrue(mcp.contains("If $ZConvert(opened.structuredContent.namespace, \"U\") '= $ZConvert(pSessions, \"U\") {"), mcp);
         assertTrue(method(installer, "Check").contains("Set sessions = $ZConvert($Get(^%IRISTerminal(\"sessions\"), ns), \"U\")")
                 && method(installer, "Check").contains("..McpVerdict(app, sessions, "), "the temporary user gets the sessions' namespace's roles");
         int run = at(mcp, "\"iris_execute\", {\"session\":(id), \"code\":(\"write $roles,\"\"|\"\",$job\")}");
