@@ -184,9 +184,10 @@ class BridgeContractTest {
         assertTrue(gateway.contains("Parameter SESSIONNAMESPACE = \"" + HostedConfig.SESSION_NAMESPACE_PROPERTY + "\";"),
                 "Terminal.Gateway's SESSIONNAMESPACE is the property HostedConfig reads");
         String installer = Files.readString(CLS.resolve("Installer.cls"));
-        assertTrue(installer.contains("Set sessions = $ZConvert($Get(^%IRISTerminal(\"sessions\")), \"U\")"), "read from the record");
-        assertTrue(installer.contains("##class(Terminal.Gateway).Property(##class(Terminal.Gateway).#SESSIONNAMESPACE, "
-                + "$Select(sessions '= \"\": sessions, 1: ns))"), "the record's namespace, else the endpoint's own");
+        assertTrue(installer.contains("Quit $ZConvert($Get(^%IRISTerminal(\"sessions\"), pNamespace), \"U\")")
+                && installer.contains("Set sessions = ..SessionNamespace(ns)"), "the record's namespace, else the endpoint's own");
+        assertTrue(installer.contains("##class(Terminal.Gateway).Property(##class(Terminal.Gateway).#SESSIONNAMESPACE, sessions)"),
+                "passed to the bridge");
         assertTrue(installer.contains("##class(Terminal.Gateway).Define(pPort, pJavaHome, sessionArg, .serverCreated)"),
                 "passed as the JVM arguments that replace a -D of the same name");
         String script = Files.readString(Path.of("install"));

@@ -264,8 +264,8 @@ class InstallerSourceTest {
         int open = at(mcp, "\"session_open\", {\"kind\":\"iris\", \"name\":\"Terminal.Installer.Check\"})");
         // hosted review round 5, R5-6: opened as an agent opens one, naming no namespace, it must start where agents' do
         assertTrue(mcp.contains("If $ZConvert(opened.structuredContent.namespace, \"U\") '= $ZConvert(pSessions, \"U\") {"), mcp);
-        assertTrue(method(installer, "Check").contains("Set sessions = $ZConvert($Get(^%IRISTerminal(\"sessions\"), ns), \"U\")")
-                && method(installer, "Check").contains("..McpVerdict(app, sessions, "), "the temporary user gets the sessions' namespace's roles");
+        assertTrue(method(installer, "SessionNamespace").contains("Quit $ZConvert($Get(^%IRISTerminal(\"sessions\"), pNamespace), \"U\")")
+                && method(installer, "Check").contains("..McpVerdict(app, ..SessionNamespace(ns), "), "the temporary user gets the sessions' namespace's roles");
         int run = at(mcp, "\"iris_execute\", {\"session\":(id), \"code\":(\"write $roles,\"\"|\"\",$job\")}");
         int close = at(mcp, "\"session_close\", {\"session\":(id)})");
         int delete = at(mcp, "..Rpc(\"DELETE\"");
