@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static iristerm.iris.LinkProtocol.*;
 
@@ -92,6 +93,8 @@ public final class IrisEngine implements Engine {
     /** a statement's result, delivered at the prompt that follows it: its caller may then run the next one */
     private Runnable deliverAtPrompt;
     private boolean ended;
+    /** the log has said that IRIS keeps no audit record of this session's input */
+    private final AtomicBoolean unauditedSaid = new AtomicBoolean();
 
     /** Who the input is recorded for in IRIS's audit: the session, the agent (identity), the MCP client. */
     public record Attribution(String session, String agent, String client) {
@@ -379,11 +382,18 @@ public final class IrisEngine implements Engine {
             req.put("client", claim(by.client()));
         }
         req.put("namespace", claim(inNamespace)).put("text", text).put("secret", secret);
-        String user = userOf(api.call(IrisMethod.AUDIT, req));
+        JsonNode answer = api.call(IrisMethod.AUDIT, req);
+        String user = userOf(answer);
         if (IrisApi.otherUser(owner, user)) {
             throw new SessionException("IRIS audited this input as user " + user + ", not as " + owner + " who owns "
                     + "this session, so it was not delivered. Report this to the administrator: each call into IRIS "
                     + "must run as its own caller [AUDIT_FAILED]");
+        }
+        // delivered all the same (the administrator's choice, which Check reports); said once, where they look
+        if (answer.path(IrisFields.AUDITED).asInt(1) == 0 && unauditedSaid.compareAndSet(false, true)) {
+            LOG.warn("IRIS kept no audit record of input to session {} (user {}): the instance does not audit, or "
+                    + "the event IRISTerminal/Session/Command is disabled; its inputs are delivered unaudited",
+                    by.session(), owner == null ? user : owner);
         }
     }
 

@@ -18,6 +18,8 @@ public final class IrisFields {
     public static final String PID = "pid";
     /** Ping (and, from the classes of a later version, Audit and Signal): $USERNAME of the calling process */
     public static final String USER = "user";
+    /** Audit: 1 when IRIS kept the record, 0 when it kept none (auditing off, the event disabled) */
+    public static final String AUDITED = "audited";
     /** Ping: $ROLES of the calling process */
     public static final String ROLES = "roles";
     /** Ping: the Terminal classes' version */
@@ -30,6 +32,6 @@ public final class IrisFields {
     public static final String OK = "ok";
     public static final String DETAIL = "detail";
 
-    public static final List<String> FIELDS_READ = List.of(FAULT, CODE, MESSAGE, NAMESPACE, PID, USER, ROLES,
+    public static final List<String> FIELDS_READ = List.of(FAULT, CODE, MESSAGE, NAMESPACE, PID, USER, AUDITED, ROLES,
             VERSION, IRIS, CHECKS, CHECK, OK, DETAIL);
 }

@@ -155,6 +155,11 @@ public final class FakeIrisCalls implements IrisCalls {
         world.auditFailure = message;
     }
 
+    /** Audit answers {@code audited: 0}, as IRIS does where the instance does not audit or the event is disabled. */
+    public void keepNoAuditRecords() {
+        world.auditsKept = false;
+    }
+
     /**
      * Jobs wait {@code millis} between taking a command and starting it (its {@code start} mark), as a busy
      * instance may; a kill still ends them at once.
@@ -253,6 +258,7 @@ public final class FakeIrisCalls implements IrisCalls {
         volatile Tamper tamper = new Tamper() {
         };
         volatile String auditFailure;
+        volatile boolean auditsKept = true;
         volatile boolean ignoreBye;
         volatile long startDelayNanos;
         volatile String interruptCode = "<INTERRUPT>";
@@ -348,7 +354,7 @@ public final class FakeIrisCalls implements IrisCalls {
             throw new Fault("AUDIT_FAILED", world.auditFailure);
         }
         world.journal.add("audit " + kind + (secret ? " secret " + text.length() : " " + text));
-        return MAPPER.createObjectNode().put("audited", 1).put("user", user);
+        return MAPPER.createObjectNode().put("audited", world.auditsKept ? 1 : 0).put("user", user);
     }
 
     /** An API failure: answered as {"fault":{…}}, never thrown to Java. */

@@ -10,6 +10,9 @@ import org.junit.jupiter.api.Timeout;
 
 import tools.jackson.databind.json.JsonMapper;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -169,6 +172,23 @@ class IrisEngineTest {
         assertThrows(SessionException.class, () -> engine.write("write 2", true, false));
         assertTrue(fake.journal().stream().noneMatch(j -> j.startsWith("job ")), fake.journal().toString());
         assertEquals(SessionState.idle, engine.state());
+    }
+
+    @Test
+    void inputIRISKeepsNoAuditRecordOfIsDeliveredAndTheLogSaysSoOnce() throws InterruptedException {
+        fake.keepNoAuditRecords();
+        PrintStream err = System.err;
+        ByteArrayOutputStream said = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(said, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals("1", output(run("write 1")));
+            assertEquals("2", output(run("write 2")));
+        } finally {
+            System.setErr(err);
+        }
+        String log = said.toString(StandardCharsets.UTF_8);
+        assertEquals(1, log.split("kept no audit record of input to session s1", -1).length - 1, log);
+        assertTrue(log.contains("user alice"), log);
     }
 
     @Test
