@@ -253,6 +253,16 @@ class InstallScriptTest {
         assertTrue(loaded.lines().contains("kill ^%IRISTerminal(\"sessions\")"), "an earlier choice does not linger");
     }
 
+    /** Hosted review round 7, H7-6: Check cannot reach an https address without the client configuration. */
+    @Test
+    void anHttpsAddressWithoutAnSslConfigurationIsRefusedBeforeAnySession() throws Exception {
+        Files.createFile(state.resolve("ipm").resolve("%SYS"));
+        Run run = installWith(List.of("--web-url", "https://iris.example:443"));
+        assertEquals(1, run.exit(), run.out());
+        assertTrue(run.out().contains("an https --web-url needs --ssl-config NAME"), run.out());
+        assertEquals(-1, run.first("zpm \"load "), "nothing loaded");
+    }
+
     @Test
     void aNamespaceThatIsNotTheModulesOwnIsRefusedBeforeAnyLoad() throws Exception {
         Files.createFile(state.resolve("ipm").resolve("%SYS"));

@@ -291,8 +291,10 @@ class InstallerSourceTest {
         assertTrue(mcp.contains("If pBaseURL = \"\" {\n\t\tSet pRolesVerdict = $ListBuild(1, \"not checked"), "no address: not checked");
         assertTrue(mcp.contains("Quit $ListBuild(1, \"not checked: no web server address known") && mcp.contains("./install --web-url https://host:port"),
                 "the MCP line is not checked either, and names the option");
+        // hosted review round 7, H7-6: https without a client configuration is named, not sent
+        assertTrue(mcp.contains("If ($ZConvert($Piece(pBaseURL, \"://\"), \"L\") = \"https\") && (pSSLConfig = \"\") {"), "https needs its configuration");
         for (String[] run : List.of(new String[] {"ftp://host", "1"}, new String[] {"https://host:443/path", "1"},
-                new String[] {"https://host:443", "0"})) {
+                new String[] {"http://localhost:52773", "0"})) {
             Process p = new ProcessBuilder("bash", "install", "--web-url", run[0], "--print-steps").redirectErrorStream(true).start();
             p.getOutputStream().close();
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "./install --print-steps did not finish");
