@@ -65,6 +65,9 @@ class InstallScriptTest {
             if [[ $input == *'%IPM.Main'* && $input != *'enable -map'* ]]; then
             	if [[ -e $state/ipm/$ns ]]; then echo "IPM=1"; else echo "IPM=0"; fi
             fi
+            if [[ $input == *'IPMMAIN='* ]]; then
+            	if [[ -e $state/old-zpm ]]; then echo "IPMMAIN=0"; else echo "IPMMAIN=1"; fi
+            fi
             if [[ $input == *'IPMFROM='* ]]; then
             	if [[ -e $state/ipm-from-user ]]; then echo "IPMFROM=0|/iris/mgr/user/"; else echo "IPMFROM=1|/iris/mgr/"; fi
             fi
@@ -326,6 +329,18 @@ class InstallScriptTest {
         assertEquals(-1, run.first("enable -map"), "nothing mapped");
         assertEquals(-1, run.first("zpm \"load "), "nothing loaded");
         assertTrue(run.out().contains("IPM in %SYS runs from /iris/mgr/user/, not from %SYS's own database"), run.out());
+    }
+
+    /** Hosted review round 7, H7-5: the older ZPM in %SYS is named as such, not as IPM from another database. */
+    @Test
+    void theOlderZpmInSysIsNamedAndNothingIsMade() throws Exception {
+        Files.createFile(state.resolve("ipm").resolve("%SYS"));
+        Files.createFile(state.resolve("old-zpm"));
+        Run run = install();
+        assertEquals(0, run.exit(), run.out());
+        assertEquals(-1, run.first(".Home("), "nothing made");
+        assertEquals(-1, run.first("zpm \"load "), "nothing loaded");
+        assertTrue(run.out().contains("%SYS has the older ZPM (package %ZPM), not IPM 0.9 or later"), run.out());
     }
 
     private static boolean root() {
