@@ -20,6 +20,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -318,29 +320,24 @@ class InstallScriptTest {
         assertTrue(run.out().contains("##class(TerminalSetup.CodeDatabase).Home(\"TERMINALMCP\")"), "the manual steps make it: " + run.out());
     }
 
-    /** Hosted review round 5, R5-2: IPM is mapped only from %SYS's own database, never from one agents may write. */
-    @Test
-    void ipmThatSysTakesFromAnotherDatabaseIsNotMapped() throws Exception {
-        Files.createFile(state.resolve("ipm").resolve("%SYS"));
-        Files.createFile(state.resolve("ipm-from-user"));
+    /**
+     * IPM that %SYS cannot lend: nothing is made, mapped or loaded, and the reason is named. Hosted review round 5,
+     * R5-2: IPM run from another database (one agents may write) is never mapped; round 7, H7-5: the older ZPM is
+     * named as such, not as IPM from another database.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "ipm-from-user|IPM in %SYS runs from /iris/mgr/user/, not from %SYS's own database",
+            "old-zpm|%SYS has the older ZPM (package %ZPM), not IPM 0.9 or later"})
+    void ipmThatSysCannotLendIsNotMapped(String state, String reason) throws Exception {
+        Files.createFile(this.state.resolve("ipm").resolve("%SYS"));
+        Files.createFile(this.state.resolve(state));
         Run run = install();
         assertEquals(0, run.exit(), run.out());
         assertEquals(-1, run.first(".Home("), "nothing made");
         assertEquals(-1, run.first("enable -map"), "nothing mapped");
         assertEquals(-1, run.first("zpm \"load "), "nothing loaded");
-        assertTrue(run.out().contains("IPM in %SYS runs from /iris/mgr/user/, not from %SYS's own database"), run.out());
-    }
-
-    /** Hosted review round 7, H7-5: the older ZPM in %SYS is named as such, not as IPM from another database. */
-    @Test
-    void theOlderZpmInSysIsNamedAndNothingIsMade() throws Exception {
-        Files.createFile(state.resolve("ipm").resolve("%SYS"));
-        Files.createFile(state.resolve("old-zpm"));
-        Run run = install();
-        assertEquals(0, run.exit(), run.out());
-        assertEquals(-1, run.first(".Home("), "nothing made");
-        assertEquals(-1, run.first("zpm \"load "), "nothing loaded");
-        assertTrue(run.out().contains("%SYS has the older ZPM (package %ZPM), not IPM 0.9 or later"), run.out());
+        assertTrue(run.out().contains(reason), run.out());
     }
 
     private static boolean root() {
