@@ -102,6 +102,26 @@ class BridgeContractTest {
         assertFalse(login.path("fix").asString().isBlank(), table.toString());
     }
 
+    /**
+     * Engine review round 8, E8-7: what a user may see and run is asked of a public Terminal.Session method that sets
+     * the request's added roles aside first, never of {@code $SYSTEM.Security.Check} in that process, which holds the
+     * web application's role.
+     */
+    @Test
+    void privilegesAreAskedWithTheLoginsRolesOnly() throws Exception {
+        String session = Files.readString(CLS.resolve("Session.cls"));
+        Matcher holds = Pattern.compile("\\nClassMethod " + GatewayPrivileges.METHOD
+                + "\\(resource As %String, permission As %String\\) As %Boolean\\n\\{\\n([^}]*)\\}").matcher(session);
+        assertTrue(holds.find(), "Terminal.Session declares no public " + GatewayPrivileges.METHOD + "(resource, permission) As %Boolean");
+        String body = holds.group(1);
+        assertTrue(body.indexOf("New $Roles") < body.indexOf("Set $Roles = \"\"")
+                && body.indexOf("Set $Roles = \"\"") < body.indexOf("$System.Security.Check(resource, permission)"), body);
+        assertTrue(body.contains("Quit:$ListFind($ListFromString($Roles), ##class(Terminal.Engine).#BRIDGEROLE) 0"),
+                "0 while the bridge role is still held: " + body);
+        String java = Files.readString(Path.of("java", "iristerm", "hosted", "GatewayPrivileges.java"));
+        assertFalse(java.contains("\"%SYSTEM.Security\""), "the bridge asks %SYSTEM.Security directly");
+    }
+
     /** {@code ##class(Terminal.Gateway).Name(}: a call from another Terminal class into Terminal.Gateway. */
     private static final Pattern GATEWAY_CALL = Pattern.compile("##class\\(Terminal\\.Gateway\\)\\.(\\w+)\\(");
 
