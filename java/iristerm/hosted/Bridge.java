@@ -27,6 +27,8 @@ public final class Bridge {
     static {
         // first of all in this JVM, before any logger would open the log file by name
         DataDirectory.takeLog();
+        // and before anything of a user's reaches it
+        ClosedMemory.close();
     }
 
     private static final Object LOCK = new Object();

@@ -11,5 +11,7 @@ public final class BridgeLogMain {
 
     public static void main(String[] args) {
         System.out.println(Bridge.handle("POST", "{}", null));
+        // what the kernel says of this JVM once the bridge is loaded (engine review round 8, E8-1)
+        System.out.println("dumpable=" + ClosedMemory.dumpable());
     }
 }

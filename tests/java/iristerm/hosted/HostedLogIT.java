@@ -32,6 +32,9 @@ class HostedLogIT {
         Path logFile = dataDir.resolve("bridge.log");
         String out = runBridge(dataDir, logFile);
         assertTrue(out.contains("\"status\":503"), out);
+        // engine review round 8, E8-1: the kernel says the bridge's JVM is not dumpable (its memory closed to the
+        // other processes of its OS user, agents' session jobs among them)
+        assertTrue(out.contains("dumpable=0"), out);
         assertTrue(Files.isRegularFile(logFile), "no log file; the JVM wrote: " + out);
         assertTrue(Files.readString(logFile).contains("could not ask IRIS who is calling"), Files.readString(logFile));
         // shared with the instance's group (the parent's), closed to others: any JVM IRIS starts can use it
