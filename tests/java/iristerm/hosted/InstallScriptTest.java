@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -48,6 +50,10 @@ class InstallScriptTest {
             ns=$4
             input=$(cat)
             printf '=== %s %s\\n%s\\n' "$ns" "$(id -un)" "$input" >>"$state/log"
+            if [[ -e $state/login && $(head -n 2 <<<"$input") != $'admin\nsecret' ]]; then
+            	echo "Username:"
+            	exit 1
+            fi
             if [[ ! -e $state/ns/$ns ]]; then
             	echo "<NAMESPACE>"
             	exit 1
@@ -56,12 +62,12 @@ class InstallScriptTest {
             	if [[ -n ${FAKE_HOME_REFUSES:-} ]]; then
             		echo "HOME=ERROR #5001: $FAKE_HOME_REFUSES"
             	else
-            		made=$(sed -E 's/.*Home\\("([^"]+)".*/\\1/' <<<"$input" | grep -v '^set ' | head -n 1)
+            		made=$(sed -nE 's/.*Home\\("([^"]+)".*/\\1/p' <<<"$input" | grep -v '^set ' | head -n 1)
             		if [[ -e $state/ns/$made ]]; then echo "HOME=ok 0"; else touch "$state/ns/$made"; echo "HOME=ok 1"; fi
             	fi
             fi
             if [[ $input == *'enable -map -ns '* ]]; then
-            	target=$(sed -E 's/.*enable -map -ns ([^ ]+) -q.*/\\1/' <<<"$input" | grep -v '^set ' | head -n 1)
+            	target=$(sed -nE 's/.*enable -map -ns ([^ ]+) -q.*/\\1/p' <<<"$input" | grep -v '^set ' | head -n 1)
             	[[ -e $state/ipm/$ns ]] && touch "$state/ipm/$target"
             fi
             if [[ $input == *'%IPM.Main'* && $input != *'enable -map'* ]]; then
@@ -157,6 +163,8 @@ class InstallScriptTest {
 
     /** What the stand-in's Home answers instead of making the namespace, or null. */
     private String homeRefusal;
+    /** more of the script's environment */
+    private final Map<String, String> environment = new HashMap<>();
 
     private Run install(String... options) throws Exception {
         List<String> all = new ArrayList<>(List.of("--safe-dir", safe.toString()));
@@ -175,6 +183,7 @@ class InstallScriptTest {
         if (homeRefusal != null) {
             pb.environment().put("FAKE_HOME_REFUSES", homeRefusal);
         }
+        pb.environment().putAll(environment);
         Process p = pb.start();
         p.getOutputStream().close();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "./install did not finish");
@@ -256,6 +265,18 @@ class InstallScriptTest {
         Session loaded = run.sessions().get(run.first("zpm \"load "));
         assertEquals("USER", loaded.namespace());
         assertTrue(loaded.lines().contains("kill ^%IRISTerminal(\"sessions\")"), "an earlier choice does not linger");
+    }
+
+    /** Hosted review round 8, H8-1: the login README's command gives in the environment is the one used. */
+    @Test
+    void theLoginComesFromTheEnvironmentWithoutLiveTest() throws Exception {
+        Files.createFile(state.resolve("ipm").resolve("%SYS"));
+        Files.createFile(state.resolve("login"));
+        environment.put("IRIS_USERNAME", "admin");
+        environment.put("IRIS_PASSWORD", "secret");
+        Run run = install();
+        assertEquals(0, run.exit(), run.out());
+        assertTrue(run.first("zpm \"load ") >= 0, "loaded: " + run.out());
     }
 
     /** Hosted review round 7, H7-6: Check cannot reach an https address without the client configuration. */

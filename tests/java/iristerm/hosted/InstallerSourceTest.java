@@ -306,6 +306,22 @@ class InstallerSourceTest {
         }
     }
 
+    /**
+     * Hosted review round 8, H8-3: what a later zpm command reads again from the module root must be root's alone:
+     * the module file, every class of the three directories IPM loads, the jar FileCopy copies.
+     */
+    @Test
+    void theModuleRootIsHeldToTheJarsRule() {
+        String verdict = method(read(INSTALLER), "ModuleRootVerdict");
+        assertTrue(verdict.contains("Set why = ..WritableBeyondRoot(root_\"module.xml\")"), verdict);
+        for (String where : List.of("$ListBuild(\"cls/Terminal/\", \"cls\")", "$ListBuild(\"cls/TerminalSetup/\", \"cls\")",
+                "$ListBuild(\"tests/cls/IRISTerminalTest/\", \"cls\")", "$ListBuild(\"target/\", \"jar\")")) {
+            assertTrue(verdict.contains(where), "reads " + where);
+        }
+        assertTrue(verdict.contains("why = ..WritableBeyondRoot(file)"), verdict);
+        assertTrue(method(read(INSTALLER), "Check").contains("Do ..Line(pReport, \"module root\", ..ModuleRootVerdict())"));
+    }
+
     /** Review G4: a browser prompts for credentials only on a 401 with a Basic challenge; /ui's 401 carries one. */
     @Test
     void theBrowserViewsUnauthorizedAnswerChallengesForBasic() {
@@ -512,7 +528,9 @@ class InstallerSourceTest {
         assertFalse(refused.contains("Throw"), refused);
         assertTrue(refused.contains("INSTALLED, ENDPOINT OFF"), refused);
         String refusal = method(installer, "Refusal");
-        for (String verdict : List.of("..CodeVerdict(pNamespace)", "..PassphraseVerdict(gw)", "..GatewayResourceVerdict(")) {
+        // hosted review round 8: H8-4 (IPM's records where agents write), H8-3 (a module root agents could change)
+        for (String verdict : List.of("..CodeVerdict(pNamespace)", "..HomeVerdict(pNamespace)", "..ModuleRootVerdict()",
+                "..PassphraseVerdict(gw)", "..GatewayResourceVerdict(")) {
             assertTrue(refusal.contains(verdict), "the gate asks " + verdict);
         }
         String enable = method(installer, "Enable");
@@ -547,7 +565,9 @@ class InstallerSourceTest {
         String installer = read(INSTALLER);
         assertTrue(method(installer, "Refusal").contains("Set:$List(verdict, 1) verdict = ..RecordsVerdict()"));
         String records = method(installer, "RecordsVerdict");
-        assertTrue(records.contains("Set open = +$Get(sys(\"PercentGlobalWrite\"))") && records.contains("Quit:open $ListBuild(0,"), records);
+        assertTrue(records.contains("Set open = +sys(\"PercentGlobalWrite\")") && records.contains("Quit:open $ListBuild(0,"), records);
+        // hosted review round 8, H8-8: a Security.System without that property fails closed
+        assertTrue(at(records, "Quit:'$Data(sys(\"PercentGlobalWrite\")) $ListBuild(0,") < at(records, "Set open = "), records);
         assertTrue(method(installer, "Check").contains("Do ..Line(pReport, \"installer records\", ..RecordsVerdict())"));
         String drop = method(installer, "DropTemporaryUsers");
         assertTrue(at(drop, "If $Extract(name, 1, $Length(..#CHECKUSER)) '= ..#CHECKUSER {") < at(drop, "##class(Security.Users).Delete(name)"), drop);

@@ -143,6 +143,13 @@ class ModuleManifestTest {
         assertEquals(target, install.getElementsByTagName("Arg").item(0).getTextContent().trim(),
                 "the installer must define the server with the path FileCopy wrote");
 
+        // hosted review round 8, H8-3: the root IPM loaded from is recorded first, for Install's module root verdict
+        List<Element> activate = all("Invoke").stream().filter(i -> i.getAttribute("Phase").equals("Activate")).toList();
+        Element record = activate.stream().filter(i -> i.getAttribute("Method").equals("RecordRoot")).findFirst().orElseThrow();
+        assertEquals("${root}", record.getElementsByTagName("Arg").item(0).getTextContent().trim());
+        assertTrue(activate.indexOf(record) < activate.indexOf(install) && record.getAttribute("When").equals("After"),
+                "recorded before Install judges it");
+
         String gateway = Files.readString(Path.of("cls", "Terminal", "Gateway.cls"));
         Matcher jarName = Pattern.compile("Parameter\\s+JARNAME\\s*=\\s*\"([^\"]+)\"").matcher(gateway);
         assertTrue(jarName.find(), "Terminal.Gateway must declare Parameter JARNAME");
