@@ -1,5 +1,7 @@
 package iristerm.hosted;
 
+import iristerm.session.SessionStore;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -58,6 +60,7 @@ public final class DataDirectory {
         try {
             if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
                 create(dir);
+                prepareSessions(dir);
                 return;
             }
             if (Files.isSymbolicLink(dir) || !Files.isDirectory(dir)) {
@@ -92,6 +95,7 @@ public final class DataDirectory {
                 Files.setPosixFilePermissions(dir, fixed);
             }
             shareLog(dir.resolve(LOG_FILE), jvmUser);
+            prepareSessions(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot use the data directory " + dir + " (" + e.getMessage()
                     + "); set another with -D" + HostedConfig.DATA_DIR_PROPERTY + "=<dir>", e);
@@ -245,7 +249,8 @@ public final class DataDirectory {
                 + PosixFilePermissions.toString(a.permissions());
     }
 
-    private static String verdict(boolean ok, String seen, String fix) {
+    /** A report line as Check reads it: {@code {"ok","seen","fix"}}. */
+    static String verdict(boolean ok, String seen, String fix) {
         return "{\"ok\":" + ok + ",\"seen\":\"" + escape(seen) + "\",\"fix\":\"" + escape(fix) + "\"}";
     }
 
@@ -268,9 +273,26 @@ public final class DataDirectory {
     }
 
     private static void create(Path dir) throws IOException {
+        if (!createShared(dir)) {
+            return;
+        }
+        Path log = dir.resolve(LOG_FILE);
+        try {
+            Files.createFile(log);
+        } catch (FileAlreadyExistsException racing) {
+            return;
+        }
+        shareLog(log, null);
+    }
+
+    /**
+     * Creates {@code dir} with its parent's group, read, write and search for it and nothing for others; answers
+     * false where the file system has no POSIX modes (nothing more to set).
+     */
+    private static boolean createShared(Path dir) throws IOException {
         Files.createDirectories(dir);
         if (!Files.getFileStore(dir).supportsFileAttributeView("posix")) {
-            return;
+            return false;
         }
         // explicit modes: the umask applies to what createDirectories and createFile are given, not to these
         Files.setPosixFilePermissions(dir, EnumSet.copyOf(SHARED_DIR));
@@ -281,13 +303,22 @@ public final class DataDirectory {
             // this JVM's user is not in the parent's group: the directory keeps this user's group, which
             // Check's line "data directory" reports
         }
-        Path log = dir.resolve(LOG_FILE);
-        try {
-            Files.createFile(log);
-        } catch (FileAlreadyExistsException racing) {
-            return;
+        return true;
+    }
+
+    /**
+     * The session store's directory, made as the data directory is, so that whichever JVM builds the server first
+     * (one an administrator's terminal started, say) leaves one every other JVM of the instance can write (hosted
+     * review round 9, H9-2); a link in its place, which an agent's process could plant, is refused.
+     */
+    private static void prepareSessions(Path dir) throws IOException {
+        Path sessions = dir.resolve(SessionStore.DIRECTORY);
+        if (Files.isSymbolicLink(sessions)) {
+            throw refused(sessions, "is a symbolic link", "remove it: the bridge creates the directory");
         }
-        shareLog(log, null);
+        if (!Files.exists(sessions, LinkOption.NOFOLLOW_LINKS)) {
+            createShared(sessions);
+        }
     }
 
     /** Gives the log file the directory's group, read and write for it, where this JVM owns it. */

@@ -58,8 +58,11 @@ public final class SessionStore {
         }
     }
 
+    /** the store's directory inside the data directory */
+    public static final String DIRECTORY = "sessions";
+
     public SessionStore(Path dataDir) {
-        this.root = dataDir.resolve("sessions");
+        this.root = dataDir.resolve(DIRECTORY);
         try {
             Files.createDirectories(root);
         } catch (IOException e) {

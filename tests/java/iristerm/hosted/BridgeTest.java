@@ -1,5 +1,7 @@
 package iristerm.hosted;
 
+import iristerm.session.SessionStore;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -589,6 +591,18 @@ class BridgeTest {
         Path log = created.resolve(DataDirectory.LOG_FILE);
         assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(log)));
         assertEquals(DataDirectory.groupId(parent), DataDirectory.groupId(created));
+        // hosted review round 9, H9-2: the session store's directory too, whatever this JVM's umask
+        Path sessions = created.resolve(SessionStore.DIRECTORY);
+        assertEquals("rwxrwx---", PosixFilePermissions.toString(Files.getPosixFilePermissions(sessions)));
+        assertEquals(DataDirectory.groupId(parent), DataDirectory.groupId(sessions));
+        Files.delete(sessions);
+        Files.createSymbolicLink(sessions, parent);
+        IllegalStateException link = assertThrows(IllegalStateException.class,
+                () -> DataDirectory.prepare(created, Files.getOwner(parent).getName()));
+        assertTrue(link.getMessage().contains("is a symbolic link"), link.getMessage());
+        Files.delete(sessions);
+        DataDirectory.prepare(created, Files.getOwner(parent).getName());
+        assertTrue(Files.isDirectory(sessions, java.nio.file.LinkOption.NOFOLLOW_LINKS));
         String ok = DataDirectory.report(created.toString());
         assertTrue(ok.startsWith("{\"ok\":true,"), ok);
         assertTrue(ok.contains("mode rwxrwx---") && ok.contains("mode rw-rw----"), ok);

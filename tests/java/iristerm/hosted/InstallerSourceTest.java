@@ -307,6 +307,23 @@ class InstallerSourceTest {
     }
 
     /**
+     * Hosted review round 9, H9-1: a JVM Check starts runs as the administrator's OS user, so the endpoint is off from
+     * before it starts until after it stops, and switched on again also when Check faults in between.
+     */
+    @Test
+    void noAgentsRequestReachesTheJvmCheckStarts() {
+        String check = method(read(INSTALLER), "Check");
+        int hush = at(check, "Set:hushed hushed = $$$ISOK(..SetEnabled(app, 0))");
+        assertTrue(check.contains("Set hushed = 'wasRunning && $List(jar, 1) && info.exists && info.enabled"), check);
+        assertTrue(hush < at(check, "##class(Terminal.Gateway).Start()"), "off before the JVM starts");
+        int stop = at(check, "If startedHere Do ##class(Terminal.Gateway).Stop() Set startedHere = 0");
+        assertTrue(stop < at(check, "If hushed Do ..SetEnabled(app, 1) Set hushed = 0"), "on again after it stopped");
+        assertTrue(at(check, "If hushed Do ..SetEnabled(app, 1) Set hushed = 0") < at(check, "..McpVerdict("), "on for the MCP line");
+        assertTrue(at(check, "Do:startedHere ##class(Terminal.Gateway).Stop()") < at(check, "Do:hushed ..SetEnabled(app, 1)"),
+                "and after a fault");
+    }
+
+    /**
      * Hosted review round 8, H8-3: what a later zpm command reads again from the module root must be root's alone:
      * the module file, every class of the three directories IPM loads, the jar FileCopy copies.
      */
@@ -314,11 +331,12 @@ class InstallerSourceTest {
     void theModuleRootIsHeldToTheJarsRule() {
         String verdict = method(read(INSTALLER), "ModuleRootVerdict");
         assertTrue(verdict.contains("Set why = ..WritableBeyondRoot(root_\"module.xml\")"), verdict);
-        for (String where : List.of("$ListBuild(\"cls/Terminal/\", \"cls\")", "$ListBuild(\"cls/TerminalSetup/\", \"cls\")",
-                "$ListBuild(\"tests/cls/IRISTerminalTest/\", \"cls\")", "$ListBuild(\"target/\", \"jar\")")) {
-            assertTrue(verdict.contains(where), "reads " + where);
-        }
-        assertTrue(verdict.contains("why = ..WritableBeyondRoot(file)"), verdict);
+        // hosted review round 9, H9-3: the whole tree, at any depth
+        assertTrue(verdict.contains("Set:why=\"\" why = ..TreeWritableBeyondRoot(root)"), verdict);
+        String tree = method(read(INSTALLER), "TreeWritableBeyondRoot");
+        int listed = at(tree, "Set entry = $ZSearch(\"\")");
+        assertTrue(listed < at(tree, "..WritableBeyondRoot(entry)"), "every entry is judged, after its directory was listed whole");
+        assertTrue(tree.contains("Set:##class(%File).DirectoryExists(entry) todo = todo_$ListBuild("), "and its directories walked");
         assertTrue(method(read(INSTALLER), "Check").contains("Do ..Line(pReport, \"module root\", ..ModuleRootVerdict())"));
     }
 
@@ -520,7 +538,7 @@ class InstallerSourceTest {
         assertTrue(app < off && off < define && define < gate && gate < on, "off at once, on only after the gate");
         assertTrue(install.substring(app, off).lines().skip(1).allMatch(l -> l.isBlank() || l.strip().startsWith("//")),
                 "nothing between creating it and switching it off");
-        assertTrue(at(install, "If refusal '= \"\" {") < on && install.indexOf("Do ##class(Terminal.Gateway).Stop()") > gate,
+        assertTrue(at(install, "If refusal '= \"\" {") < on && install.indexOf("Do ##class(Terminal.Gateway).Stop()", gate) > gate,
                 "refused: the JVM is stopped before anything could switch it on");
         // review of the fixes (R1): IPM rolls a whole load back on an error, so a refusal is said and the installation
         // stays, off: no throw between the gate and the end of the branch
@@ -538,6 +556,10 @@ class InstallerSourceTest {
         // review of the fixes: created off (F6), the records gate first (F4), an administrator's Disable kept (F5)
         assertTrue(method(installer, "EnsureApp").contains("Set props(\"Enabled\") = 0"));
         assertTrue(at(install, "Set records = ..RecordsVerdict()") < at(install, "If (pJarPath '= \"\") && ((kept = \"\") || (kept = pJarPath)) {"));
+        // hosted review round 9, H9-8: said, not thrown (IPM would roll the load back), and nothing configured after it
+        String refusedRecords = install.substring(at(install, "If '$List(records, 1) {"), at(install, "Set sessions = ..SessionNamespace(ns)"));
+        assertFalse(refusedRecords.contains("Throw"), refusedRecords);
+        assertTrue(refusedRecords.contains("Do:..AppInfo(app).exists ..SetEnabled(app, 0)") && refusedRecords.contains("\t\t\tQuit\n"), refusedRecords);
         assertTrue(at(install, "If $Data(^%IRISTerminal(\"disabled\", app)) {") < on, "Install leaves an endpoint Disable() switched off");
         assertTrue(method(installer, "Disable").contains("Set:$$$ISOK(sc) ^%IRISTerminal(\"disabled\", app) = ") && enable.contains("Kill ^%IRISTerminal(\"disabled\", app)"));
     }
@@ -655,7 +677,12 @@ class InstallerSourceTest {
         // hosted review round 4, R4-13: the query (so its generated cached query) in %SYS, never the installing namespace
         assertTrue(at(holders, "New $Namespace") < at(holders, "Set $Namespace = \"%SYS\"")
                 && at(holders, "Set $Namespace = \"%SYS\"") < at(holders, "%PrepareClassQuery("), holders);
-        assertTrue(method(installer, "DataDirectoryVerdict").contains("##class(Terminal.Gateway).DataDirectoryReport()"));
+        assertTrue(method(installer, "DataDirectoryVerdict").contains("..BridgeVerdict(\"DataDirectoryReport\","));
+        assertTrue(method(installer, "BridgeVerdict").contains("Set report = $ClassMethod(\"Terminal.Gateway\", pReport)"));
+        // engine review round 9, E9-1: the kernel's ptrace rule, as the running bridge reads it
+        assertTrue(method(installer, "IsolationVerdict").contains("..BridgeVerdict(\"IsolationReport\","));
+        assertTrue(method(read(GATEWAY), "IsolationReport").contains("..Invoke(\"iristerm.hosted.ClosedMemory\", \"report\")"));
+        assertTrue(method(installer, "Check").contains("Do ..Line(pReport, \"process isolation\", ..IsolationVerdict())"));
         assertTrue(method(read(GATEWAY), "DataDirectoryReport").contains("..Invoke(\"iristerm.hosted.DataDirectory\", \"report\", ..DataDirectory())"));
         // the JVM Check started in this process goes before the MCP line, so the serving JVM is one IRIS starts
         String check = method(installer, "Check");

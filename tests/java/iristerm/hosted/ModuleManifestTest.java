@@ -100,6 +100,22 @@ class ModuleManifestTest {
      * so every file an Invoke names under ${root} must be one: a class resource's file, a file of a package
      * resource, the FileCopy's jar, or a file of the unit tests' directory.
      */
+    /**
+     * Hosted review round 9, H9-4: IPM keeps each Invoke argument in a %String of MAXLEN 255
+     * (%IPM.Storage.InvokeReference:Arg), validated when the module record is saved, before any phase runs.
+     */
+    @Test
+    void everyInvokeArgumentFitsIpmsRecord() {
+        for (Element i : all("Invoke")) {
+            NodeList args = i.getElementsByTagName("Arg");
+            for (int a = 0; a < args.getLength(); a++) {
+                String arg = args.item(a).getTextContent();
+                assertTrue(arg.length() <= 255, i.getAttribute("Class") + "." + i.getAttribute("Method") + "'s argument "
+                        + (a + 1) + " has " + arg.length() + " characters; IPM stores at most 255");
+            }
+        }
+    }
+
     @Test
     void everyFileAnInvokeNamesIsPublishedWithTheModule() {
         Pattern root = Pattern.compile("\\$\\{root\\}([A-Za-z0-9_./-]+)");
