@@ -6,9 +6,6 @@ import com.sun.jna.Platform;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 
 /**
  * Keeps this JVM's memory from the other processes of its OS user. Agents' session jobs are IRIS processes of
@@ -19,12 +16,11 @@ import java.nio.file.Path;
  * {@code /proc/<pid>} files owned by root and refuses ptrace to processes without CAP_SYS_PTRACE (proc(5)).
  * That closes only what is opened after it, and the JVM has started and run IRIS's own code before the bridge
  * loads (engine review round 9, E9-1): what keeps that moment closed is the kernel's rule, ptrace_scope 1 or more,
- * which {@link #report()} gives Check. Neither hides {@code /proc/<pid>/cmdline}, which every process may read
+ * which Check's line "process isolation" requires. Neither hides {@code /proc/<pid>/cmdline}, which every process may read
  * (LC-PASSPHRASE).
  */
-public final class ClosedMemory {
+final class ClosedMemory {
     private static final Logger LOG = LoggerFactory.getLogger(ClosedMemory.class);
-    private static final Path PTRACE_SCOPE = Path.of("/proc/sys/kernel/yama/ptrace_scope");
     private static final int PR_GET_DUMPABLE = 3;
     private static final int PR_SET_DUMPABLE = 4;
 
@@ -60,39 +56,5 @@ public final class ClosedMemory {
         } catch (LinkageError e) {
             return -1;
         }
-    }
-
-    /**
-     * {@code {"ok","seen","fix"}} for Terminal.Installer.Check's line "process isolation" (called through the
-     * gateway, so public): ok when the kernel keeps every process of the JVM's OS user out of the memory of a
-     * process it did not start (ptrace_scope 1 or more); whether this JVM is dumpable is said too.
-     */
-    public static String report() {
-        return report(Platform.isLinux(), PTRACE_SCOPE, dumpable());
-    }
-
-    static String report(boolean linux, Path ptraceScope, int dumpable) {
-        if (!linux) {
-            return DataDirectory.verdict(true, "not Linux: the kernel's ptrace rules are not read here", "");
-        }
-        String scope;
-        try {
-            scope = Files.readString(ptraceScope).strip();
-        } catch (IOException e) {
-            scope = "";
-        }
-        String fix = "as root: sysctl -w kernel.yama.ptrace_scope=1 and keep it in /etc/sysctl.d/ (a kernel "
-                + "without Yama: its own ptrace restriction, or no agents running arbitrary ObjectScript); then do "
-                + "##class(Terminal.Gateway).Restart()";
-        String jvm = dumpable == 0 ? "this JVM is not dumpable" : "this JVM is still dumpable (see the bridge's log)";
-        if (scope.isEmpty()) {
-            return DataDirectory.verdict(false, ptraceScope + " cannot be read (no Yama): any process of the JVM's OS "
-                    + "user, an agent's session among them, may open a starting JVM's memory and keep it; " + jvm, fix);
-        }
-        boolean closed = !scope.equals("0");
-        return DataDirectory.verdict(closed, "kernel.yama.ptrace_scope is " + scope + (closed
-                ? ": no agent's session may open the memory of a process it did not start"
-                : ": any process of the JVM's OS user, an agent's session among them, may open a starting JVM's "
-                + "memory and keep it") + "; " + jvm, closed ? "" : fix);
     }
 }

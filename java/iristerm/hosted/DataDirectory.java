@@ -249,8 +249,7 @@ public final class DataDirectory {
                 + PosixFilePermissions.toString(a.permissions());
     }
 
-    /** A report line as Check reads it: {@code {"ok","seen","fix"}}. */
-    static String verdict(boolean ok, String seen, String fix) {
+    private static String verdict(boolean ok, String seen, String fix) {
         return "{\"ok\":" + ok + ",\"seen\":\"" + escape(seen) + "\",\"fix\":\"" + escape(fix) + "\"}";
     }
 

@@ -314,7 +314,7 @@ class InstallerSourceTest {
     void noAgentsRequestReachesTheJvmCheckStarts() {
         String check = method(read(INSTALLER), "Check");
         int hush = at(check, "Set:hushed hushed = $$$ISOK(..SetEnabled(app, 0))");
-        assertTrue(check.contains("Set hushed = 'wasRunning && $List(jar, 1) && info.exists && info.enabled"), check);
+        assertTrue(check.contains("Set hushed = 'wasRunning && trusted && info.exists && info.enabled"), check);
         assertTrue(hush < at(check, "##class(Terminal.Gateway).Start()"), "off before the JVM starts");
         int stop = at(check, "If startedHere Do ##class(Terminal.Gateway).Stop() Set startedHere = 0");
         assertTrue(stop < at(check, "If hushed Do ..SetEnabled(app, 1) Set hushed = 0"), "on again after it stopped");
@@ -660,7 +660,8 @@ class InstallerSourceTest {
                 "both the install and the live verdict name it to the installer before the load");
         // review of the fixes (F2, F3): the endpoint stays off, and Check starts no JVM, while the jar is not root's alone
         assertTrue(method(installer, "Refusal").contains("Set:$List(verdict, 1) verdict = ..JarVerdict(gw)"));
-        assertTrue(method(installer, "Check").contains("Set startSC = $Select($List(jar, 1): ##class(Terminal.Gateway).Start(), 1: "));
+        assertTrue(method(installer, "Check").contains("Set startSC = $Select(trusted: ##class(Terminal.Gateway).Start(), 1: ")
+                && method(installer, "Check").contains("Set trusted = $List(jar, 1) && "));
     }
 
     /** Issue 23 (2, 3): Check's lines for UsePassphrase, the bridge role's holders and the data directory. */
@@ -677,15 +678,18 @@ class InstallerSourceTest {
         // hosted review round 4, R4-13: the query (so its generated cached query) in %SYS, never the installing namespace
         assertTrue(at(holders, "New $Namespace") < at(holders, "Set $Namespace = \"%SYS\"")
                 && at(holders, "Set $Namespace = \"%SYS\"") < at(holders, "%PrepareClassQuery("), holders);
-        assertTrue(method(installer, "DataDirectoryVerdict").contains("..BridgeVerdict(\"DataDirectoryReport\","));
-        assertTrue(method(installer, "BridgeVerdict").contains("Set report = $ClassMethod(\"Terminal.Gateway\", pReport)"));
-        // engine review round 9, E9-1: the kernel's ptrace rule, as the running bridge reads it
-        assertTrue(method(installer, "IsolationVerdict").contains("..BridgeVerdict(\"IsolationReport\","));
-        assertTrue(method(read(GATEWAY), "IsolationReport").contains("..Invoke(\"iristerm.hosted.ClosedMemory\", \"report\")"));
-        assertTrue(method(installer, "Check").contains("Do ..Line(pReport, \"process isolation\", ..IsolationVerdict())"));
+        assertTrue(method(installer, "DataDirectoryVerdict").contains("##class(Terminal.Gateway).DataDirectoryReport()"));
+        // engine review round 9, E9-1, hosted round 10, H10-1: the kernel's ptrace rule, read here (never asked of a
+        // JVM an agent may have changed while it started); it gates the endpoint and every call Check makes into a JVM
+        String isolation = method(installer, "IsolationVerdict");
+        assertTrue(isolation.contains("Quit:scope=0 $ListBuild(0,") && isolation.contains("Quit:scope=\"\" $ListBuild(0,"), isolation);
+        assertTrue(method(installer, "PtraceScope").contains("$ZF(-100, \"/STDOUT=\"_out, \"cat\", \"/proc/sys/kernel/yama/ptrace_scope\")"));
+        assertTrue(method(installer, "Refusal").contains("Set:$List(verdict, 1) verdict = ..IsolationVerdict()"));
+        String check = method(installer, "Check");
+        assertTrue(at(check, "Set trusted = $List(jar, 1) && $List(isolation, 1)") < at(check, "Set startSC = $Select(trusted: ##class(Terminal.Gateway).Start(),"), check);
+        assertTrue(check.contains("If 'running || 'trusted {"), check);
         assertTrue(method(read(GATEWAY), "DataDirectoryReport").contains("..Invoke(\"iristerm.hosted.DataDirectory\", \"report\", ..DataDirectory())"));
         // the JVM Check started in this process goes before the MCP line, so the serving JVM is one IRIS starts
-        String check = method(installer, "Check");
         assertTrue(at(check, "Set wasRunning = $System.external.isServerRunning(server)") < at(check, "##class(Terminal.Gateway).Start()"));
         assertTrue(at(check, "If startedHere Do ##class(Terminal.Gateway).Stop() Set startedHere = 0") < at(check, "..McpVerdict("));
         assertTrue(at(check, "} Catch ex {") < at(check, "Do:startedHere ##class(Terminal.Gateway).Stop()"),

@@ -133,9 +133,18 @@ class LiveReportTest {
     private static Function<JsonNode, String> behaving(String roles, int dbFile) {
         int[] opened = {0};
         int[] ticks = {0};
+        boolean[] stopped = {false};
         return params -> {
             JsonNode a = params.path("arguments");
             String code = a.path("code").asString();
+            // an IRIS that lets the agent stop the server (as it lets it open files, dbFile 1): its sessions are gone
+            if (stopped[0]) {
+                return "HTTP 404 no such session";
+            }
+            if (code.contains("stopServer")) {
+                stopped[0] = dbFile == 1;
+                return "{\"status\":\"ok\",\"output\":\"" + dbFile + "\"}";
+            }
             return switch (params.path("name").asString()) {
                 case "session_open" -> "{\"session\":\"s" + (++opened[0]) + "\"}";
                 case "session_read" -> a.has("until") ? "{\"data\":\"tick " + (++ticks[0]) + "\\n\"}" : "{\"data\":\"<INTERRUPT>\"}";
@@ -156,13 +165,16 @@ class LiveReportTest {
     void theWebChecksPassAgainstAnEndpointThatBehavesAndSayWhatFailed() throws Exception {
         List<String> auth = new ArrayList<>();
         List<String> lines = webChecks(behaving("IRISTerminal_Agent,%DB_USER"), auth);
-        for (String id : List.of("LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-JAR", "LC-LINK", "LC-INT", "LC-KILL", "LC-THREADS")) {
+        for (String id : List.of("LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-GWRES", "LC-JAR", "LC-LINK", "LC-INT", "LC-KILL",
+                "LC-THREADS", "LC-STOP")) {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith(id + "\t") && l.contains("\tok\t")), id + ": " + lines);
         }
         List<String> open = webChecks(behaving("IRISTerminal_Agent,%DB_USER", 1), new ArrayList<>());
         assertTrue(open.stream().anyMatch(l -> l.startsWith("LC-DBFILE\t1\tFAIL\t") && l.contains("opened a database file")), open.toString());
         assertTrue(open.stream().anyMatch(l -> l.startsWith("LC-JAR\t1\tFAIL\t") && l.contains("any agent can replace the bridge")), open.toString());
         assertTrue(open.stream().anyMatch(l -> l.startsWith("LC-PYOS\t1\tFAIL\t") && l.contains("system calls")), open.toString());
+        assertTrue(open.stream().anyMatch(l -> l.startsWith("LC-GWRES\t1\tFAIL\t") && l.contains("run any Java")), open.toString());
+        assertTrue(open.stream().anyMatch(l -> l.startsWith("LC-STOP\t1\tFAIL\t") && l.contains("no longer answers")), open.toString());
         assertTrue(lines.stream().anyMatch(l -> l.matches("#marker\t[0-9a-f]{12}")), lines.toString());
         assertTrue(lines.contains("#linkloss-pid\t421"), lines.toString());
         assertEquals("Basic " + Base64.getEncoder().encodeToString("agent:pw".getBytes(StandardCharsets.UTF_8)), auth.get(0));
@@ -171,7 +183,7 @@ class LiveReportTest {
         assertTrue(kept.stream().anyMatch(l -> l.startsWith("LC-JOBROLES\t1\tFAIL\t") && l.contains("IRISTerminal_Bridge")), kept.toString());
 
         List<String> refused = webChecks(params -> "HTTP 503 the bridge is not running", new ArrayList<>());
-        for (String id : List.of("LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-JAR", "LC-LINK", "LC-INT")) {
+        for (String id : List.of("LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-GWRES", "LC-JAR", "LC-LINK", "LC-INT", "LC-STOP")) {
             assertTrue(refused.stream().anyMatch(l -> l.startsWith(id + "\t1\tFAIL\t") && l.contains("503")), id + ": " + refused);
         }
         assertTrue(refused.stream().anyMatch(l -> l.startsWith("LC-KILL\t0\tnot-run\t")), refused.toString());
@@ -196,8 +208,8 @@ class LiveReportTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.exitValue(), out);
         List<String> steps = out.lines().filter(l -> l.startsWith("step ")).toList();
-        List<String> ids = List.of("BUILD", "INSTALL", "LC-ROLES", "LC-CODE", "AGENT-USER", "LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-JAR", "LC-LINK", "LC-INT", "LC-KILL",
-                "LC-THREADS", "LC-AUDIT", "LC-LINKLOSS", "UNIT-ADMIN", "LC-REDIRECT", "LC-LONGLINE", "UNIT-AGENT", "LIVE-IT", "CLEANUP", "REPORT");
+        List<String> ids = List.of("BUILD", "INSTALL", "LC-ROLES", "LC-CODE", "AGENT-USER", "LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-GWRES", "LC-JAR", "LC-LINK",
+                "LC-INT", "LC-KILL", "LC-THREADS", "LC-STOP", "LC-AUDIT", "LC-LINKLOSS", "UNIT-ADMIN", "LC-REDIRECT", "LC-LONGLINE", "UNIT-AGENT", "LIVE-IT", "CLEANUP", "REPORT");
         assertEquals(ids.size(), steps.size(), out);
         for (int i = 0; i < ids.size(); i++) {
             assertTrue(steps.get(i).startsWith("step " + (i + 1) + " " + ids.get(i) + ": "), "step " + (i + 1) + ": " + steps.get(i));

@@ -193,7 +193,7 @@ public final class LiveVerdict {
                 notifyInitialized();
                 a = tool("session_open", Map.of("kind", "iris", "name", "live-test")).path("session").asString();
             } catch (Exception e) {
-                for (String check : List.of("LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-JAR", "LC-LINK", "LC-INT")) {
+                for (String check : List.of("LC-JOBROLES", "LC-DBFILE", "LC-PYOS", "LC-GWRES", "LC-JAR", "LC-LINK", "LC-INT", "LC-STOP")) {
                     out.add(new Result(check, true, "FAIL", "no iris session through " + url + ": " + e.getMessage()).line());
                 }
                 out.add(new Result("LC-KILL", false, "not-run", "no iris session through " + url).line());
@@ -223,6 +223,15 @@ public final class LiveVerdict {
                 return new Result("LC-PYOS", true, o.equals("0") ? "ok" : "FAIL", o.equals("0")
                         ? "the agent's session could not import Python's os"
                         : "the agent's session imported Python's os (answered " + o + "): its code makes system calls as the IRIS OS user");
+            }));
+            // only the bridge role may connect to the bridge's server (LC-GWRES; engine review round 10, E10-1): an
+            // agent that could would run any Java there, OS commands included
+            out.add(check("LC-GWRES", true, () -> {
+                String o = execute(a, "set ok=0 try { set gw=$system.external.getGateway(\"IRISTerminal\") set ok=1 "
+                        + "do gw.disconnect() } catch { } write ok", 30_000).path("output").asString().strip();
+                return new Result("LC-GWRES", true, o.equals("0") ? "ok" : "FAIL", o.equals("0")
+                        ? "the agent's session could not connect to the server IRISTerminal"
+                        : "the agent's session connected to the server IRISTerminal (answered " + o + "): it can run any Java there");
             }));
             // the jar the bridge runs must be out of an agent's reach (hosted review round 5, R5-12): opening it for
             // appending, which writes nothing, must fail
@@ -278,6 +287,20 @@ public final class LiveVerdict {
                 boolean ok = withData >= 2 && seen.contains("tick 6");
                 return new Result("LC-THREADS", false, ok ? "ok" : "FAIL", withData + " of " + reads + " reads while it ran found output; "
                         + (seen.contains("tick 6") ? "all six lines came" : "the last line never came"));
+            }));
+            // nor stop it (LC-STOP; engine review round 10, E10-2: one that could, and start it again, would be the
+            // ancestor of a JVM whose memory it may open): its own session, whose link that server holds, still answers
+            out.add(check("LC-STOP", true, () -> {
+                execute(a, "set ok=0 try { do $system.external.stopServer(\"IRISTerminal\") set ok=1 } catch { } write ok", 30_000);
+                String o;
+                try {
+                    o = execute(a, "write \"alive\"", 30_000).path("output").asString();
+                } catch (Exception e) {
+                    o = e.getMessage();
+                }
+                return new Result("LC-STOP", true, o.contains("alive") ? "ok" : "FAIL", o.contains("alive")
+                        ? "the agent's attempt to stop the server IRISTerminal left its session answering"
+                        : "after the agent's attempt to stop the server IRISTerminal its session no longer answers: " + o);
             }));
             try {
                 out.add("#linkloss-pid\t" + execute(a, "write $job", 30_000).path("output").asString().strip());
