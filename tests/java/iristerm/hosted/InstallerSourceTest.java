@@ -315,11 +315,13 @@ class InstallerSourceTest {
         String check = method(read(INSTALLER), "Check");
         int hush = at(check, "Set:'wasRunning&&trusted hushed = ..Hush(app, .quiet), trusted = quiet");
         assertTrue(hush < at(check, "##class(Terminal.Gateway).Start()"), "off before the JVM starts, or no JVM");
-        int stop = at(check, "If startedHere Do ##class(Terminal.Gateway).Stop() Set startedHere = 0");
-        int on = at(check, "Do:hushed'=\"\" ..Unhush(pReport, hushed)\n\t\tSet hushed = \"\"");
-        assertTrue(stop < on && on < at(check, "..McpVerdict("), "on again after it stopped, for the MCP line");
-        assertTrue(at(check, "Do:startedHere ##class(Terminal.Gateway).Stop()") < check.lastIndexOf("Do:hushed'=\"\" ..Unhush(pReport, hushed)"),
-                "and after a fault");
+        int after = at(check, "Do ..AfterOwnServer(pReport, .startedHere, .hushed)");
+        assertTrue(hush < after && after < at(check, "..McpVerdict("), "stopped and on again before the MCP line");
+        assertTrue(at(check, "} Catch ex {") < check.lastIndexOf("Do ..AfterOwnServer(pReport, .startedHere, .hushed)"), "and after a fault");
+        // the final diff's read (r12, R12-1): on again only once that server is gone
+        String afterOwn = method(read(INSTALLER), "AfterOwnServer");
+        assertTrue(at(afterOwn, "Set pStarted = $System.external.isServerRunning(") < at(afterOwn, "If pStarted {\n\t\tDo ..Line(")
+                && at(afterOwn, "} Else {\n\t\tDo ..Unhush(pReport, pHushed)") > 0, afterOwn);
         // the diff's read (r11, M1): every installation's endpoint, since all share the one server
         String hushAll = method(read(INSTALLER), "Hush");
         assertTrue(hushAll.contains("Set app = $Order(^%IRISTerminal(\"install\", ns, app))") && hushAll.contains("Set pQuiet = 0"), hushAll);
@@ -687,7 +689,7 @@ class InstallerSourceTest {
         assertTrue(isolation.contains("Quit:closed=1 $ListBuild(1,") && isolation.contains("Quit:closed=0 $ListBuild(0,")
                 && isolation.contains("Quit $ListBuild(0, \"kernel.yama.ptrace_scope could not be read"), isolation);
         // the diff's read (r11, M2): grep's exit status, no file another process could write in between
-        assertTrue(method(installer, "PtraceClosed").contains("$Case($ZF(-100, \"\", \"/bin/grep\", \"-qxE\", \"[1-3]\", pFile), 0: 1, 1: 0, : \"\")"));
+        assertTrue(method(installer, "PtraceClosed").contains("$Case($ZF(-100, \"\", \"/bin/grep\", \"-sqxE\", \"[1-3]\", pFile), 0: 1, 1: 0, : \"\")"));
         assertTrue(method(installer, "Refusal").contains("Set:$List(verdict, 1) verdict = ..IsolationVerdict()"));
         String check = method(installer, "Check");
         assertTrue(at(check, "Set trusted = $List(jar, 1) && $List(isolation, 1)") < at(check, "Set startSC = $Select(trusted: ##class(Terminal.Gateway).Start(),"), check);
@@ -695,9 +697,10 @@ class InstallerSourceTest {
         assertTrue(method(read(GATEWAY), "DataDirectoryReport").contains("..Invoke(\"iristerm.hosted.DataDirectory\", \"report\", ..DataDirectory())"));
         // the JVM Check started in this process goes before the MCP line, so the serving JVM is one IRIS starts
         assertTrue(at(check, "Set wasRunning = $System.external.isServerRunning(server)") < at(check, "##class(Terminal.Gateway).Start()"));
-        assertTrue(at(check, "If startedHere Do ##class(Terminal.Gateway).Stop() Set startedHere = 0") < at(check, "..McpVerdict("));
-        assertTrue(at(check, "} Catch ex {") < at(check, "Do:startedHere ##class(Terminal.Gateway).Stop()"),
+        assertTrue(at(check, "Do ..AfterOwnServer(pReport, .startedHere, .hushed)") < at(check, "..McpVerdict("));
+        assertTrue(at(check, "} Catch ex {") < check.lastIndexOf("Do ..AfterOwnServer(pReport, .startedHere, .hushed)"),
                 "a Check that faulted stops the JVM it started too");
+        assertTrue(method(installer, "AfterOwnServer").contains("Do ##class(Terminal.Gateway).Stop()"));
     }
 
     /** E4: IPM's uninstall calls Uninstall() without a name; every installation of the namespace goes. */
