@@ -292,7 +292,7 @@ class InstallerSourceTest {
         assertTrue(mcp.contains("Quit $ListBuild(1, \"not checked: no web server address known") && mcp.contains("./install --web-url https://host:port"),
                 "the MCP line is not checked either, and names the option");
         // hosted review round 7, H7-6: https without a client configuration is named, not sent
-        assertTrue(mcp.contains("If ($ZConvert($Piece(pBaseURL, \"://\"), \"L\") = \"https\") && (pSSLConfig = \"\") {"), "https needs its configuration");
+        assertTrue(mcp.contains("Set scheme = $ZConvert($Piece(pBaseURL, \"://\"), \"L\")") && mcp.contains("If (scheme = \"https\") && (pSSLConfig = \"\") {"), "https needs its configuration");
         for (String[] run : List.of(new String[] {"ftp://host", "1"}, new String[] {"https://host:443/path", "1"},
                 new String[] {"http://localhost:52773", "0"})) {
             Process p = new ProcessBuilder("bash", "install", "--web-url", run[0], "--print-steps").redirectErrorStream(true).start();
@@ -339,7 +339,7 @@ class InstallerSourceTest {
         assertTrue(verdict.contains("Set:why=\"\" why = ..TreeWritableBeyondRoot(root)"), verdict);
         String tree = method(read(INSTALLER), "TreeWritableBeyondRoot");
         int listed = at(tree, "Set entry = $ZSearch(\"\")");
-        assertTrue(listed < at(tree, "..WritableBeyondRoot(entry)"), "every entry is judged, after its directory was listed whole");
+        assertTrue(listed < at(tree, "..NotRootsAlone(entry)"), "every entry is judged, after its directory was listed whole");
         assertTrue(tree.contains("Set:##class(%File).DirectoryExists(entry) todo = todo_$ListBuild("), "and its directories walked");
         assertTrue(method(read(INSTALLER), "Check").contains("Do ..Line(pReport, \"module root\", ..ModuleRootVerdict())"));
     }
@@ -650,7 +650,9 @@ class InstallerSourceTest {
                 "every other entry of the server's class path too (review of the fixes, R6)");
         String guard = method(installer, "WritableBeyondRoot");
         assertTrue(guard.contains("Set up = $Select(path = pFile: ##class(%File).GetDirectory(pFile), 1: ##class(%File).ParentDirectoryName(path))")
-                && guard.contains("If ($Piece(og, \":\") '= \"root\") || (mode \\ 16 # 2) || (mode \\ 2 # 2) {"), guard);
+                && guard.contains("Set why = ..NotRootsAlone(path)"), guard);
+        String one = method(installer, "NotRootsAlone");
+        assertTrue(one.contains("open = (mode \\ 16 # 2) || (mode \\ 2 # 2)") && one.contains("Quit:(($Piece(og,\":\")=\"root\")&&'open) \"\""), one);
         String install = method(installer, "Install");
         assertTrue(install.contains("If (pJarPath '= \"\") && ((kept = \"\") || (kept = pJarPath)) {"), "a moved jar is kept");
         String script = Files.readString(Path.of("install"));
